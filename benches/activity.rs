@@ -1,0 +1,3 @@
+//! Benchmark: activity (run with `cargo bench --bench activity`).
+
+fn main() {}

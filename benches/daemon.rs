@@ -1,0 +1,3 @@
+//! Benchmark: daemon (run with `cargo bench --bench daemon`).
+
+fn main() {}

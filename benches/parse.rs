@@ -1,0 +1,3 @@
+//! Benchmark: parse (run with `cargo bench --bench parse`).
+
+fn main() {}

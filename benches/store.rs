@@ -1,0 +1,3 @@
+//! Benchmark: store (run with `cargo bench --bench store`).
+
+fn main() {}

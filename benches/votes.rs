@@ -1,0 +1,3 @@
+//! Benchmark: votes (run with `cargo bench --bench votes`).
+
+fn main() {}

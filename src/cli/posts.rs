@@ -1,0 +1,7 @@
+//! `bansha posts`.
+
+use super::*;
+
+pub fn run(_a: &PostsArgs) -> CliResult {
+    Err(CliError::Runtime("not built yet".into()))
+}

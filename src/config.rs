@@ -1,0 +1,494 @@
+//! The game config (`--config GAME.toml`), as fixed by `shared/CONTRACTS.md`.
+//! Unknown keys are rejected; every problem is reported as `file:key: message`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDateTime;
+use chrono_tz::Tz;
+use serde::{Deserialize, Deserializer};
+
+use crate::model::Timestamp;
+use crate::time;
+use crate::tomlfile::{FileError, FileErrors, load_toml};
+
+/// A local wall-clock time in the game's timezone, as written in the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LocalTime(pub NaiveDateTime);
+
+impl<'de> Deserialize<'de> for LocalTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        time::parse_naive(&s).map(LocalTime).ok_or_else(|| {
+            serde::de::Error::custom(format!("`{s}` is not a time (want YYYY-MM-DD HH:MM[:SS])"))
+        })
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub forum: Forum,
+    pub game: Game,
+    #[serde(default, rename = "player")]
+    pub players: Vec<Player>,
+    #[serde(default, rename = "day")]
+    pub days: Vec<Day>,
+    #[serde(default, rename = "event")]
+    pub events: Vec<Event>,
+    /// Set by [`Config::load`]: the file this came from.
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// Set by [`Config::load`]: the parsed timezone.
+    #[serde(skip, default = "default_tz_value")]
+    pub tz: Tz,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Charset {
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "utf-8")]
+    Utf8,
+    #[serde(rename = "gbk")]
+    Gbk,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Forum {
+    pub base_url: String,
+    #[serde(default)]
+    pub charset: Charset,
+    pub cookie_file: Option<PathBuf>,
+    pub username_env: Option<String>,
+    pub password_env: Option<String>,
+    #[serde(default = "default_min_interval")]
+    pub min_interval_ms: u64,
+}
+
+fn default_min_interval() -> u64 {
+    2000
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Game {
+    pub name: String,
+    pub rules: PathBuf,
+    #[serde(default = "default_tz")]
+    pub timezone: String,
+    pub db: Option<PathBuf>,
+    #[serde(default)]
+    pub directors: Vec<String>,
+}
+
+fn default_tz() -> String {
+    "Asia/Shanghai".into()
+}
+
+fn default_tz_value() -> Tz {
+    chrono_tz::Asia::Shanghai
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    pub name: String,
+    pub uid: Option<u64>,
+    pub seat: Option<u32>,
+    pub role: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Day {
+    pub number: u32,
+    #[serde(default)]
+    pub discussion: Vec<u64>,
+    pub vote: Option<u64>,
+    pub process: Option<u64>,
+    pub opens: Option<LocalTime>,
+    pub closes: Option<LocalTime>,
+}
+
+/// Facts the director records (`[[event]]`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Event {
+    Out {
+        player: String,
+        at: LocalTime,
+        cause: String,
+    },
+    Revive {
+        player: String,
+        at: LocalTime,
+    },
+    Sheriff {
+        player: String,
+        at: LocalTime,
+    },
+    Role {
+        player: String,
+        role: String,
+        at: LocalTime,
+    },
+    Status {
+        player: String,
+        status: String,
+        from_day: u32,
+        to_day: u32,
+    },
+    VoteWeight {
+        day: u32,
+        player: String,
+        weight: f64,
+    },
+    Accelerate {
+        day: u32,
+    },
+    Delay {
+        day: u32,
+    },
+    ProxyVote {
+        day: u32,
+        voter: String,
+        target: String,
+        at: LocalTime,
+    },
+}
+
+impl Event {
+    /// Player names this event refers to (for validation).
+    fn players(&self) -> Vec<&str> {
+        match self {
+            Event::Out { player, .. }
+            | Event::Revive { player, .. }
+            | Event::Sheriff { player, .. }
+            | Event::Role { player, .. }
+            | Event::Status { player, .. }
+            | Event::VoteWeight { player, .. } => vec![player],
+            Event::ProxyVote { voter, target, .. } if target == "弃权" => vec![voter],
+            Event::ProxyVote { voter, target, .. } => vec![voter, target],
+            Event::Accelerate { .. } | Event::Delay { .. } => vec![],
+        }
+    }
+}
+
+impl Config {
+    /// Load and validate a game config. All problems are reported, each as `file:key: msg`.
+    pub fn load(path: &Path) -> Result<Config, FileErrors> {
+        let mut cfg: Config = load_toml(path).map_err(|e| FileErrors(vec![e]))?;
+        cfg.path = path.to_path_buf();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Parse from a string (tests, the demo); `path` names the source in errors.
+    pub fn from_str(path: &Path, text: &str) -> Result<Config, FileErrors> {
+        let mut cfg: Config =
+            crate::tomlfile::parse_toml(path, text).map_err(|e| FileErrors(vec![e]))?;
+        cfg.path = path.to_path_buf();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn validate(&mut self) -> Result<(), FileErrors> {
+        let p = self.path.clone();
+        let mut errs = Vec::new();
+        let mut err = |key: String, msg: String| errs.push(FileError::new(&p, key, msg));
+        match self.game.timezone.parse::<Tz>() {
+            Ok(tz) => self.tz = tz,
+            Err(_) => err(
+                "game.timezone".into(),
+                format!("unknown timezone `{}`", self.game.timezone),
+            ),
+        }
+        if !(self.forum.base_url.starts_with("http://")
+            || self.forum.base_url.starts_with("https://"))
+        {
+            err(
+                "forum.base_url".into(),
+                "must start with http:// or https://".into(),
+            );
+        }
+        if self.forum.username_env.is_some() != self.forum.password_env.is_some() {
+            err(
+                "forum".into(),
+                "username_env and password_env go together".into(),
+            );
+        }
+        let mut names = HashSet::new();
+        let mut seats = HashMap::new();
+        for (i, pl) in self.players.iter().enumerate() {
+            if pl.name.trim().is_empty() {
+                err(format!("player[{i}].name"), "empty player name".into());
+            } else if pl.name.trim() != pl.name {
+                err(
+                    format!("player[{i}].name"),
+                    format!("`{}` has surrounding spaces", pl.name),
+                );
+            }
+            if !names.insert(pl.name.as_str()) {
+                err(
+                    format!("player[{i}].name"),
+                    format!("player `{}` is listed twice", pl.name),
+                );
+            }
+            if let Some(s) = pl.seat {
+                if s == 0 {
+                    err(format!("player[{i}].seat"), "seats are 1-based".into());
+                }
+                if let Some(other) = seats.insert(s, pl.name.as_str()) {
+                    err(
+                        format!("player[{i}].seat"),
+                        format!("seat {s} is also `{other}`'s"),
+                    );
+                }
+            }
+        }
+        let mut days = HashSet::new();
+        for (i, d) in self.days.iter().enumerate() {
+            if !days.insert(d.number) {
+                err(
+                    format!("day[{i}].number"),
+                    format!("day {} is listed twice", d.number),
+                );
+            }
+            if let (Some(o), Some(c)) = (d.opens, d.closes)
+                && o >= c
+            {
+                err(
+                    format!("day[{i}].closes"),
+                    "closes must be after opens".into(),
+                );
+            }
+        }
+        for (i, e) in self.events.iter().enumerate() {
+            for name in e.players() {
+                if !names.contains(name) {
+                    err(
+                        format!("event[{i}]"),
+                        format!("`{name}` is not a player of this game"),
+                    );
+                }
+            }
+            if let Event::VoteWeight { weight, .. } = e
+                && !(*weight >= 0.0 && weight.is_finite())
+            {
+                err(
+                    format!("event[{i}].weight"),
+                    "weight must be a non-negative number".into(),
+                );
+            }
+            if let Event::Status {
+                from_day, to_day, ..
+            } = e
+                && from_day > to_day
+            {
+                err(
+                    format!("event[{i}].to_day"),
+                    "to_day is before from_day".into(),
+                );
+            }
+        }
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(FileErrors(errs))
+        }
+    }
+
+    /// A config-local time as a timestamp in the game's timezone.
+    pub fn ts(&self, t: LocalTime) -> Timestamp {
+        time::local_to_ts(t.0, self.tz)
+    }
+
+    /// Format a timestamp as `YYYY-MM-DD HH:MM:SS` in the game's timezone.
+    pub fn fmt_time(&self, ts: Timestamp) -> String {
+        time::format_local(ts, self.tz)
+    }
+
+    /// The directory relative paths are resolved against.
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// A path from the config: relative to the config file if it exists there, else to the
+    /// working directory.
+    pub fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        let beside = self.dir().join(p);
+        if beside.exists() || !p.exists() {
+            beside
+        } else {
+            p.to_path_buf()
+        }
+    }
+
+    pub fn rules_path(&self) -> PathBuf {
+        self.resolve(&self.game.rules)
+    }
+
+    /// The SQLite file: `game.db`, or `<config stem>.sqlite` next to the config file.
+    pub fn db_path(&self) -> PathBuf {
+        match &self.game.db {
+            Some(p) if p.is_absolute() => p.clone(),
+            Some(p) => self.dir().join(p),
+            None => {
+                let stem = self
+                    .path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("bansha");
+                self.dir().join(format!("{stem}.sqlite"))
+            }
+        }
+    }
+
+    /// The store's key for this forum: the base URL without scheme and trailing slash
+    /// (`127.0.0.1:18080`, `bbs.example.com/forum`).
+    pub fn forum_key(&self) -> String {
+        forum_key(&self.forum.base_url)
+    }
+
+    pub fn player(&self, name: &str) -> Option<&Player> {
+        self.players.iter().find(|p| p.name == name)
+    }
+
+    pub fn day(&self, n: u32) -> Option<&Day> {
+        self.days.iter().find(|d| d.number == n)
+    }
+
+    pub fn is_director(&self, author: &str) -> bool {
+        self.game.directors.iter().any(|d| d == author)
+    }
+
+    /// Every thread id the config names, with the day and the kind of thread.
+    pub fn threads(&self) -> Vec<(u32, ThreadKind, u64)> {
+        let mut v = Vec::new();
+        for d in &self.days {
+            for &t in &d.discussion {
+                v.push((d.number, ThreadKind::Discussion, t));
+            }
+            if let Some(t) = d.vote {
+                v.push((d.number, ThreadKind::Vote, t));
+            }
+            if let Some(t) = d.process {
+                v.push((d.number, ThreadKind::Process, t));
+            }
+        }
+        v
+    }
+}
+
+/// See [`Config::forum_key`].
+pub fn forum_key(base_url: &str) -> String {
+    let s = base_url.trim();
+    let s = s.split_once("://").map(|(_, r)| r).unwrap_or(s);
+    s.trim_end_matches('/').to_ascii_lowercase()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThreadKind {
+    Discussion,
+    Vote,
+    Process,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = r#"
+[forum]
+base_url = "http://127.0.0.1:18080/"
+
+[game]
+name = "g"
+rules = "rules/075-zhifou.toml"
+
+[[player]]
+name = "傻树"
+seat = 1
+
+[[player]]
+name = "白色防御者"
+seat = 2
+
+[[day]]
+number = 1
+discussion = [1001]
+vote = 1002
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+
+[[event]]
+kind = "out"
+player = "白色防御者"
+at = "2026-03-03 21:10"
+cause = "vote"
+
+[[event]]
+kind = "proxy-vote"
+day = 1
+voter = "傻树"
+target = "弃权"
+at = "2026-03-05 20:00"
+"#;
+
+    #[test]
+    fn contract_example_loads() {
+        let c = Config::from_str(Path::new("g.toml"), OK).unwrap();
+        assert_eq!(c.players.len(), 2);
+        assert_eq!(c.forum.min_interval_ms, 2000);
+        assert_eq!(c.tz, chrono_tz::Asia::Shanghai);
+        assert_eq!(c.threads().len(), 2);
+        assert!(matches!(c.events[0], Event::Out { .. }));
+        assert_eq!(c.db_path(), PathBuf::from("g.sqlite"));
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_file_and_key() {
+        let bad = OK.replace("seat = 2", "seat = 2\nsaet = 3");
+        let e = Config::from_str(Path::new("g.toml"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("g.toml:"), "{e}");
+        assert!(e.contains("saet"), "{e}");
+    }
+
+    #[test]
+    fn all_semantic_problems_reported_at_once() {
+        let bad = OK
+            .replace("seat = 2", "seat = 1")
+            .replace("player = \"白色防御者\"", "player = \"无名\"");
+        let e = Config::from_str(Path::new("g.toml"), &bad).unwrap_err();
+        assert_eq!(e.0.len(), 2, "{e}");
+        assert!(
+            e.to_string().contains("g.toml:player[1].seat: seat 1"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("g.toml:event[0]: `无名` is not a player"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_time_is_reported_with_key() {
+        let bad = OK.replace("2026-03-04 09:00", "tomorrow");
+        let e = Config::from_str(Path::new("g.toml"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("day[0].opens") && e.contains("tomorrow"), "{e}");
+    }
+}

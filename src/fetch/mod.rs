@@ -1,0 +1,1 @@
+//! HTTP to the forum: cookies, login, politeness, retries.

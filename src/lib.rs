@@ -1,0 +1,18 @@
+//! bansha: vote, activity and compliance automation for 版杀 games on Discuz! forums.
+//! See ARCHITECTURE.md for the codemap.
+
+pub mod activity;
+pub mod cli;
+pub mod config;
+pub mod daemon;
+pub mod discuz;
+pub mod fetch;
+pub mod model;
+pub mod report;
+pub mod roster;
+pub mod rules;
+pub mod store;
+pub mod testforum;
+pub mod time;
+pub mod tomlfile;
+pub mod votes;

@@ -1,0 +1,1 @@
+//! The SQLite post store: posts keyed by (forum, tid, pid), revisions, missing marks, fetch log.

@@ -1,0 +1,107 @@
+//! Conversions between unix timestamps and the game's local wall-clock time.
+//! Everything inside bansha is a [`Timestamp`]; these functions are the edges.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone};
+use chrono_tz::Tz;
+
+use crate::model::Timestamp;
+
+/// The clock, injected so that tests never read the wall clock.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Timestamp;
+}
+
+/// The real clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        chrono::Utc::now().timestamp()
+    }
+}
+
+/// A clock tests set by hand.
+#[derive(Debug, Default)]
+pub struct ManualClock(pub std::sync::atomic::AtomicI64);
+
+impl ManualClock {
+    pub fn new(t: Timestamp) -> Self {
+        ManualClock(std::sync::atomic::AtomicI64::new(t))
+    }
+    pub fn set(&self, t: Timestamp) {
+        self.0.store(t, std::sync::atomic::Ordering::SeqCst)
+    }
+    pub fn advance(&self, secs: i64) {
+        self.0.fetch_add(secs, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Timestamp {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Parse `YYYY-MM-DD HH:MM[:SS]` (also `Y-n-j`, `/` separators) as a local wall-clock time.
+pub fn parse_naive(s: &str) -> Option<NaiveDateTime> {
+    let s = s.trim().replace('/', "-");
+    for fmt in ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(&s, fmt) {
+            return Some(t);
+        }
+    }
+    NaiveDate::parse_from_str(&s, "%Y-%m-%d")
+        .ok()
+        .map(|d| d.and_hms_opt(0, 0, 0).unwrap())
+}
+
+/// A local wall-clock time in `tz` as a timestamp. Ambiguous times (DST folds) take the
+/// earlier instant; times in a DST gap are shifted forward an hour.
+pub fn local_to_ts(t: NaiveDateTime, tz: Tz) -> Timestamp {
+    match tz.from_local_datetime(&t) {
+        chrono::LocalResult::Single(d) => d.timestamp(),
+        chrono::LocalResult::Ambiguous(a, _) => a.timestamp(),
+        chrono::LocalResult::None => tz
+            .from_local_datetime(&(t + chrono::Duration::hours(1)))
+            .earliest()
+            .map(|d| d.timestamp())
+            .unwrap_or_else(|| t.and_utc().timestamp()),
+    }
+}
+
+/// Parse a user-given local time string into a timestamp.
+pub fn parse_local(s: &str, tz: Tz) -> Option<Timestamp> {
+    parse_naive(s).map(|t| local_to_ts(t, tz))
+}
+
+/// `YYYY-MM-DD HH:MM:SS` in `tz`.
+pub fn format_local(ts: Timestamp, tz: Tz) -> String {
+    to_local(ts, tz).format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// `YYYY-MM-DD HH:MM` in `tz` (reports for people).
+pub fn format_local_short(ts: Timestamp, tz: Tz) -> String {
+    to_local(ts, tz).format("%Y-%m-%d %H:%M").to_string()
+}
+
+pub fn to_local(ts: Timestamp, tz: Tz) -> DateTime<Tz> {
+    tz.timestamp_opt(ts, 0)
+        .single()
+        .unwrap_or_else(|| tz.timestamp_opt(0, 0).unwrap())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shanghai_round_trip() {
+        let tz: Tz = "Asia/Shanghai".parse().unwrap();
+        let ts = parse_local("2026-03-04 09:00", tz).unwrap();
+        assert_eq!(ts, 1772586000);
+        assert_eq!(format_local(ts, tz), "2026-03-04 09:00:00");
+        assert_eq!(parse_local("2026-3-4 9:00:00", tz), Some(ts));
+        assert_eq!(parse_local("nonsense", tz), None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Ballots and tallies: parse 投票对象/改票 posts, tally by the rule set. Pure logic.

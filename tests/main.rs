@@ -1,0 +1,9 @@
+//! The one integration-test binary: every area's end-to-end and scenario tests.
+
+mod activity;
+mod common;
+mod daemon;
+mod ingest;
+mod parse;
+mod testforum;
+mod votes;
