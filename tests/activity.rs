@@ -1,1 +1,370 @@
-//! Integration tests: activity.
+//! Integration tests: activity. Scenario files in `tests/scenarios/activity/*.toml` describe
+//! a game (players, days, events, posts, who voted) and the report the rule post calls for,
+//! written by hand from the rule text; `rule` quotes the sentence each scenario checks.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use bansha::activity::{self, Game};
+use bansha::config::Config;
+use bansha::model::{Post, Revision};
+use bansha::roster::Roster;
+use bansha::rules::RuleSet;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    /// The rule sentence this scenario checks (quoted from the rule post).
+    rule: String,
+    /// Rule file name in `rules/` without `.toml`.
+    rules: String,
+    day: u32,
+    #[serde(default)]
+    directors: Vec<String>,
+    #[serde(default)]
+    player: Vec<toml::Value>,
+    #[serde(default, rename = "day_")]
+    days: Vec<toml::Value>,
+    #[serde(default)]
+    event: Vec<toml::Value>,
+    /// Day number (as a string key) → players with a valid ballot.
+    #[serde(default)]
+    voted: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    post: Vec<ScPost>,
+    expect: Expect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScPost {
+    tid: u64,
+    author: String,
+    time: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    html: Option<String>,
+    #[serde(default)]
+    floor: Option<u32>,
+    #[serde(default)]
+    uid: Option<u64>,
+    #[serde(default)]
+    missing: bool,
+    /// Repeat this post n times, one minute apart.
+    #[serde(default)]
+    n: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    accelerated: Option<bool>,
+    delayed: Option<bool>,
+    overridden_by_director: Option<bool>,
+    accelerate_requests: Option<usize>,
+    delay_requests: Option<usize>,
+    living: Option<usize>,
+    /// Names that must not appear in the report.
+    #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
+    player: Vec<ExpPlayer>,
+    /// The exact 电梯楼 BBCode for `day`.
+    elevator_bbcode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpPlayer {
+    name: String,
+    posts: Option<u32>,
+    voted: Option<bool>,
+    judged: Option<bool>,
+    presence: Option<String>,
+    /// Exactly these rules, in any order (repeats count).
+    violations: Vec<String>,
+    /// The card of each violation, in the order of `violations` after sorting by rule.
+    #[serde(default)]
+    cards: Vec<String>,
+    /// Floors cited as evidence, all violations together, sorted.
+    #[serde(default)]
+    floors: Vec<u32>,
+    /// Words the note must contain.
+    note_contains: Option<String>,
+}
+
+fn scenario_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/activity")
+}
+
+fn build_config(sc: &Scenario, file: &Path) -> Config {
+    let mut root = toml::Table::new();
+    let mut forum = toml::Table::new();
+    forum.insert("base_url".into(), "http://127.0.0.1:18080/".into());
+    root.insert("forum".into(), forum.into());
+    let mut game = toml::Table::new();
+    game.insert("name".into(), "scenario".into());
+    game.insert(
+        "rules".into(),
+        format!("{}/rules/{}.toml", env!("CARGO_MANIFEST_DIR"), sc.rules).into(),
+    );
+    game.insert(
+        "directors".into(),
+        toml::Value::Array(sc.directors.iter().map(|d| d.as_str().into()).collect()),
+    );
+    root.insert("game".into(), game.into());
+    root.insert("player".into(), toml::Value::Array(sc.player.clone()));
+    root.insert("day".into(), toml::Value::Array(sc.days.clone()));
+    root.insert("event".into(), toml::Value::Array(sc.event.clone()));
+    let text = toml::to_string(&root).unwrap();
+    Config::from_str(file, &text).unwrap_or_else(|e| panic!("{}: config: {e}", file.display()))
+}
+
+fn build_posts(sc: &Scenario, cfg: &Config, file: &Path) -> HashMap<u64, Vec<Post>> {
+    let mut by_tid: HashMap<u64, Vec<Post>> = HashMap::new();
+    let mut next_floor: HashMap<u64, u32> = HashMap::new();
+    let mut pid = 1u64;
+    for p in &sc.post {
+        let t0 = bansha::time::parse_local(&p.time, cfg.tz)
+            .unwrap_or_else(|| panic!("{}: bad post time {}", file.display(), p.time));
+        for i in 0..p.n.unwrap_or(1) {
+            let nf = next_floor.entry(p.tid).or_insert(2);
+            let floor = match p.floor {
+                Some(f) if i == 0 => f,
+                _ => *nf,
+            };
+            *nf = floor.max(*nf) + 1;
+            let text = p
+                .text
+                .clone()
+                .unwrap_or_else(|| "我觉得今天要好好分析一下".into());
+            by_tid.entry(p.tid).or_default().push(Post {
+                tid: p.tid,
+                pid,
+                floor: Some(floor),
+                author: p.author.clone(),
+                uid: p.uid,
+                time: t0 + 60 * i64::from(i),
+                quote: None,
+                revisions: vec![Revision {
+                    seen_at: t0,
+                    hash: format!("h{pid}"),
+                    edit: None,
+                    html: p.html.clone().unwrap_or_else(|| text.clone()),
+                    text,
+                    red: String::new(),
+                    large: String::new(),
+                }],
+                missing_since: p.missing.then_some(t0 + 1),
+                locked: None,
+            });
+            pid += 1;
+        }
+    }
+    by_tid
+}
+
+fn run(file: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+    // `[[day]]` in the file would clash with the scenario's `day = N`; the file writes
+    // `[[day_]]` for the config's days.
+    let sc: Scenario = toml::from_str(&text).map_err(|e| format!("parse: {e}"))?;
+    if sc.rule.trim().is_empty() {
+        return Err("`rule` must quote the sentence checked".into());
+    }
+    let rs = RuleSet::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{}.toml", sc.rules)),
+    )
+    .map_err(|e| e.to_string())?;
+    let cfg = build_config(&sc, file);
+    let roster = Roster::from_config(&cfg);
+    let posts = build_posts(&sc, &cfg, file);
+    let voted: BTreeMap<u32, BTreeSet<String>> = sc
+        .voted
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.parse().expect("voted keys are day numbers"),
+                v.iter().cloned().collect(),
+            )
+        })
+        .collect();
+    let g = Game {
+        cfg: &cfg,
+        rules: &rs.activity,
+        roster: &roster,
+        posts: &posts,
+        voted: &voted,
+    };
+    let r = activity::report(&g, sc.day).map_err(|e| e.to_string())?;
+    let mut errs = Vec::new();
+    let ex = &sc.expect;
+    let mut chk = |what: &str, want: Option<String>, got: String| {
+        if let Some(w) = want
+            && w != got
+        {
+            errs.push(format!("{what}: want {w}, got {got}"));
+        }
+    };
+    chk(
+        "accelerated",
+        ex.accelerated.map(|b| b.to_string()),
+        r.accel.accelerated.to_string(),
+    );
+    chk(
+        "delayed",
+        ex.delayed.map(|b| b.to_string()),
+        r.accel.delayed.to_string(),
+    );
+    chk(
+        "overridden_by_director",
+        ex.overridden_by_director.map(|b| b.to_string()),
+        r.accel.overridden_by_director.to_string(),
+    );
+    chk(
+        "accelerate_requests",
+        ex.accelerate_requests.map(|b| b.to_string()),
+        r.accel.accelerate_count.to_string(),
+    );
+    chk(
+        "delay_requests",
+        ex.delay_requests.map(|b| b.to_string()),
+        r.accel.delay_count.to_string(),
+    );
+    chk(
+        "living",
+        ex.living.map(|b| b.to_string()),
+        r.accel.living.to_string(),
+    );
+    for a in &ex.absent {
+        if r.players.iter().any(|p| &p.name == a) {
+            errs.push(format!("{a} should not be in the report"));
+        }
+    }
+    for ep in &ex.player {
+        let Some(p) = r.players.iter().find(|p| p.name == ep.name) else {
+            errs.push(format!("{} missing from the report", ep.name));
+            continue;
+        };
+        let n = &ep.name;
+        let mut chk = |what: &str, want: Option<String>, got: String| {
+            if let Some(w) = want
+                && w != got
+            {
+                errs.push(format!("{n}.{what}: want {w}, got {got}"));
+            }
+        };
+        chk(
+            "posts",
+            ep.posts.map(|x| x.to_string()),
+            p.posts.to_string(),
+        );
+        chk(
+            "voted",
+            ep.voted.map(|x| x.to_string()),
+            p.voted.to_string(),
+        );
+        chk(
+            "judged",
+            ep.judged.map(|x| x.to_string()),
+            p.judged.to_string(),
+        );
+        chk(
+            "presence",
+            ep.presence.clone(),
+            serde_json::to_value(p.presence)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        let mut got: Vec<(String, String)> = p
+            .violations
+            .iter()
+            .map(|v| (v.rule.as_str().to_string(), v.card.as_str().to_string()))
+            .collect();
+        got.sort();
+        let mut want = ep.violations.clone();
+        want.sort();
+        let got_rules: Vec<String> = got.iter().map(|(r, _)| r.clone()).collect();
+        if got_rules != want {
+            errs.push(format!("{n}.violations: want {want:?}, got {got_rules:?}"));
+        } else if !ep.cards.is_empty() {
+            let got_cards: Vec<String> = got.iter().map(|(_, c)| c.clone()).collect();
+            if got_cards != ep.cards {
+                errs.push(format!("{n}.cards: want {:?}, got {got_cards:?}", ep.cards));
+            }
+        }
+        for v in &p.violations {
+            if v.clause.trim().is_empty() {
+                errs.push(format!(
+                    "{n}: violation {} names no clause",
+                    v.rule.as_str()
+                ));
+            }
+        }
+        if !ep.floors.is_empty() {
+            let mut fl: Vec<u32> = p
+                .violations
+                .iter()
+                .flat_map(|v| v.evidence.iter().filter_map(|e| e.floor))
+                .collect();
+            fl.sort();
+            if fl != ep.floors {
+                errs.push(format!("{n}.floors: want {:?}, got {fl:?}", ep.floors));
+            }
+        }
+        if let Some(w) = &ep.note_contains
+            && !p.note.as_deref().unwrap_or("").contains(w.as_str())
+        {
+            errs.push(format!(
+                "{n}.note: want it to contain {w}, got {:?}",
+                p.note
+            ));
+        }
+    }
+    if let Some(want) = &ex.elevator_bbcode {
+        let e = activity::elevator(&g, sc.day).map_err(|e| e.to_string())?;
+        let got = activity::render::elevator_bbcode(&cfg, &e);
+        if got.trim_end() != want.trim_end() {
+            errs.push(format!("elevator:\n--- want\n{want}\n--- got\n{got}"));
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n  "))
+    }
+}
+
+#[test]
+fn activity_scenarios() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(scenario_dir())
+        .expect("tests/scenarios/activity exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no scenarios in tests/scenarios/activity"
+    );
+    let mut failed = Vec::new();
+    for f in &files {
+        if let Err(e) = run(f) {
+            failed.push(format!(
+                "{}:\n  {e}",
+                f.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failed.len(),
+        files.len(),
+        failed.join("\n")
+    );
+}

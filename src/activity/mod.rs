@@ -1054,3 +1054,39 @@ pub fn elevator(g: &Game, day: u32) -> Result<Elevator, ActivityError> {
         entries,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_recognised() {
+        use RequestKind::*;
+        assert_eq!(parse_request("申请加速"), Some(Accelerate));
+        assert_eq!(parse_request("  申请延时。"), Some(Delay));
+        assert_eq!(parse_request("申请延迟，还没聊完"), Some(Delay));
+        assert_eq!(parse_request("加速！！"), Some(Accelerate));
+        assert_eq!(parse_request("同意加速"), Some(Accelerate));
+        assert_eq!(parse_request("延时+1"), Some(Delay));
+        assert_eq!(parse_request("先申请加速，算了申请延时"), Some(Delay));
+        assert_eq!(parse_request("我不申请加速"), None);
+        assert_eq!(parse_request("反对申请加速"), None);
+        assert_eq!(parse_request("今天要不要加速呢，大家怎么看"), None);
+        assert_eq!(parse_request("不加速"), None);
+        assert_eq!(parse_request(""), None);
+    }
+
+    #[test]
+    fn ballot_reasons() {
+        assert!(has_ballot_reason("投票对象：乙\n投票理由：狼"));
+        assert!(has_ballot_reason("改票对象:乙 改票理由: 狼"));
+        assert!(!has_ballot_reason("投票对象：乙\n投票理由："));
+        assert!(!has_ballot_reason("投票对象：乙"));
+    }
+
+    #[test]
+    fn taciturn_counts_punctuation_and_smilies() {
+        assert_eq!(taciturn_chars("好。", "好。"), 2);
+        assert_eq!(taciturn_chars("哈 哈", "哈 哈<img smilieid=\"1\">"), 3);
+    }
+}
