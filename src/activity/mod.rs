@@ -547,9 +547,9 @@ pub struct ActivityReport {
 }
 
 /// Per-day counting, shared by the report and the streak look-back.
-struct DayCount {
-    posts: HashMap<String, u32>,
-    deleted: HashMap<String, u32>,
+struct DayCount<'a> {
+    posts: HashMap<&'a str, u32>,
+    deleted: HashMap<&'a str, u32>,
 }
 
 impl<'a> Game<'a> {
@@ -582,9 +582,9 @@ impl<'a> Game<'a> {
         v
     }
 
-    fn count(&self, w: &DayWindow) -> DayCount {
-        let mut posts: HashMap<String, u32> = HashMap::new();
-        let mut deleted: HashMap<String, u32> = HashMap::new();
+    fn count(&self, w: &DayWindow) -> DayCount<'a> {
+        let mut posts: HashMap<&'a str, u32> = HashMap::new();
+        let mut deleted: HashMap<&'a str, u32> = HashMap::new();
         let dirs = self.directors();
         for tid in self.counted_tids(w) {
             for p in self.thread_posts(tid) {
@@ -599,7 +599,7 @@ impl<'a> Game<'a> {
                 } else {
                     &mut posts
                 };
-                *m.entry(p.author.clone()).or_default() += 1;
+                *m.entry(p.author.as_str()).or_default() += 1;
             }
         }
         DayCount { posts, deleted }
@@ -1044,7 +1044,7 @@ pub fn elevator(g: &Game, day: u32) -> Result<Elevator, ActivityError> {
             name: pl.name.clone(),
             uid,
             uid_source,
-            posts: counts.posts.get(&pl.name).copied().unwrap_or(0),
+            posts: counts.posts.get(pl.name.as_str()).copied().unwrap_or(0),
         });
     }
     entries.sort_by_key(|e| e.seat.unwrap_or(u32::MAX));
