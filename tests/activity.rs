@@ -33,7 +33,17 @@ struct Scenario {
     voted: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     post: Vec<ScPost>,
+    /// Settings changed from the rule file's, to exercise them.
+    #[serde(default)]
+    settings: Settings,
     expect: Expect,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Settings {
+    count_vote_thread: Option<bool>,
+    partial_day: Option<bansha::rules::activity::PartialDay>,
 }
 
 #[derive(Deserialize)]
@@ -178,6 +188,13 @@ fn run(file: &Path) -> Result<(), String> {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{}.toml", sc.rules)),
     )
     .map_err(|e| e.to_string())?;
+    let mut rs = rs;
+    if let Some(v) = sc.settings.count_vote_thread {
+        rs.activity.count_vote_thread = v;
+    }
+    if let Some(v) = sc.settings.partial_day {
+        rs.activity.partial_day = v;
+    }
     let cfg = build_config(&sc, file);
     let roster = Roster::from_config(&cfg);
     let posts = build_posts(&sc, &cfg, file);
