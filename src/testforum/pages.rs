@@ -439,6 +439,7 @@ fn paginate<'a>(
     page: u32,
     descending: bool,
     with_pinned: bool,
+    position_mode: bool,
 ) -> PageView<'a> {
     if descending && list.len() > 1 {
         list[1..].reverse();
@@ -460,7 +461,10 @@ fn paginate<'a>(
                 pinned.push(Entry {
                     p: e.p,
                     position: e.position,
-                    number: e.number.filter(|_| on_page.contains(&e.p.pid)),
+                    // Sequential mode knows the number only for replies on this page.
+                    number: e
+                        .number
+                        .filter(|_| position_mode || on_page.contains(&e.p.pid)),
                     kind: Kind::Pinned,
                 });
             } else if e.p.recommend {
@@ -744,7 +748,14 @@ fn thread_page(st: &mut State, req: &Request, v: &Viewer, tid: u64, page: u32) -
     let ordertype = req.q("ordertype").filter(|o| o == "1" || o == "2");
     let descending = ordertype.as_deref() == Some("1");
     let list = listing(st, t, authorid);
-    let view = paginate(list, st.site.ppp, page, descending, authorid.is_none());
+    let view = paginate(
+        list,
+        st.site.ppp,
+        page,
+        descending,
+        authorid.is_none(),
+        st.site.floor_mode == FloorMode::Position,
+    );
     let tc = ThreadCtx {
         t,
         authorid,
@@ -1083,7 +1094,7 @@ fn api_viewthread(st: &mut State, req: &Request, v: &Viewer) -> Response {
     let descending = req.q("ordertype").as_deref() == Some("1");
     let mut list = listing(st, t, authorid);
     list.retain(|e| e.kind == Kind::Normal);
-    let view = paginate(list, ppp, page, descending, false);
+    let view = paginate(list, ppp, page, descending, false, false);
     let first = &t.posts[0];
     let last = t.posts.iter().rev().find(|p| !p.deleted).unwrap_or(first);
     let replies = t.posts.iter().filter(|p| !p.deleted).count() - 1;
