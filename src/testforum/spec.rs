@@ -372,9 +372,11 @@ time = "2026-03-04 09:00"
     }
 
     #[test]
-    fn sample_fixture_loads() {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/sample-forum.toml");
-        let spec = ForumSpec::load(&p).unwrap();
-        assert!(!spec.threads.is_empty());
+    fn sample_and_demo_fixtures_load() {
+        for f in ["config/sample-forum.toml", "config/demo-forum.toml"] {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+            let spec = ForumSpec::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!spec.threads.is_empty(), "{f}");
+        }
     }
 }
