@@ -213,6 +213,11 @@ fn dynamic_and_rewritten_urls_serve_the_same_pages_with_pagination() {
     );
     let dyn_html = dynamic.text();
     assert_eq!(post_ids(&dyn_html), pids[10..20].to_vec());
+    assert!(
+        dynamic
+            .set_cookies()
+            .contains(&("B7Y9_2132_mobile".into(), "no".into()))
+    );
     // Parameter order does not matter.
     let reordered = get(&f, "/forum.php?page=2&tid=7&mod=viewthread").text();
     assert_eq!(post_ids(&reordered), pids[10..20].to_vec());
@@ -431,6 +436,9 @@ fn missing_thread_is_a_message_page_and_an_api_message() {
     assert_eq!(j["Message"]["messageval"], "thread_nonexistence");
     assert_eq!(j["Variables"]["postlist"], serde_json::json!([]));
     assert_eq!(j["Variables"]["thread"]["lastpost"], "1970-1-1 08:00");
+    let check = get(&f, "/api/mobile/index.php?check").json();
+    assert_eq!(check["discuzversion"], "X3.4");
+    assert_eq!(check["charset"], "utf-8");
     let bad = get(&f, "/api/mobile/index.php?version=4&module=nope").json();
     assert_eq!(bad["error"], "module_not_exists");
 
@@ -923,6 +931,11 @@ fn login_cookies_and_expiry() {
     assert!(last.cookies.contains(&format!("{pre}auth")));
     assert_eq!(last.uid, 1);
     assert_eq!(log[0].cookies, Vec::<String>::new());
+    assert!(log.windows(2).all(|w| w[0].since_start <= w[1].since_start));
+    assert!(
+        log.iter().all(|r| r.time == ts("2026-03-20 12:00")),
+        "the forum's clock"
+    );
 }
 
 #[test]

@@ -75,6 +75,9 @@ pub struct RequestRecord {
     pub fault: Option<Fault>,
     /// The viewer uid the request was served as (0 = guest).
     pub uid: u64,
+    /// Monotonic time since the forum started when the request arrived (for checking
+    /// gaps between requests; never used to render anything).
+    pub since_start: Duration,
 }
 
 #[derive(Debug, Clone)]
@@ -222,6 +225,7 @@ impl Viewer {
 
 struct Shared {
     state: Mutex<State>,
+    started: std::time::Instant,
     stopped: AtomicBool,
     wake: Condvar,
     wake_lock: Mutex<()>,
@@ -253,6 +257,7 @@ impl TestForum {
         let state = build_state(spec, format!("http://{addr}/"));
         let shared = Arc::new(Shared {
             state: Mutex::new(state),
+            started: std::time::Instant::now(),
             stopped: AtomicBool::new(false),
             wake: Condvar::new(),
             wake_lock: Mutex::new(()),
@@ -669,6 +674,7 @@ fn request_tid(req: &http::Request) -> Option<u64> {
 }
 
 fn serve_conn(sh: &Shared, stream: TcpStream) {
+    let arrived = sh.started.elapsed();
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let _ = stream.set_nodelay(true);
     let Some(req) = http::read_request(&stream) else {
@@ -712,6 +718,7 @@ fn serve_conn(sh: &Shared, stream: TcpStream) {
             status: resp.as_ref().map(|r| r.status).unwrap_or(0),
             fault: fault.clone(),
             uid: viewer.uid,
+            since_start: arrived,
         });
         (fault, resp)
     };

@@ -205,6 +205,9 @@ pub(crate) fn route(st: &mut State, req: &Request) -> Response {
     if v.uid == 0 && req.cookie(&format!("{pre}auth")).is_some() {
         cookies.push(set_cookie(&format!("{pre}auth"), "", Some(0), true));
     }
+    if req.q("mobile").as_deref() == Some("no") {
+        cookies.push(set_cookie(&format!("{pre}mobile"), "no", Some(3600), false));
+    }
     let path = req.path.as_str();
     let mut resp = if let Some((tid, page)) = rewritten_thread(path) {
         thread_page(st, req, &v, tid, page)
