@@ -385,3 +385,248 @@ fn activity_scenarios() {
         failed.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// End to end: the commands read the store and print the report.
+// ---------------------------------------------------------------------------------------
+
+mod cli {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    use bansha::model::{PagePost, ThreadPage};
+    use bansha::store::{FetchInfo, SourceKind, Store};
+
+    const BASE: &str = "http://127.0.0.1:18080/";
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("bansha-activity-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
+        let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+        PagePost {
+            pid: Some(pid),
+            floor: Some(floor),
+            floor_label: format!("{floor}#"),
+            author: author.into(),
+            uid: Some(uid),
+            time: bansha::time::parse_local(time, tz).unwrap(),
+            edit: None,
+            quote: None,
+            html: text.into(),
+            text: text.into(),
+            red: String::new(),
+            large: String::new(),
+            locked: None,
+            deleted: false,
+            duplicate: false,
+        }
+    }
+
+    fn store(db: &std::path::Path, tid: u64, posts: Vec<PagePost>) {
+        let mut s = Store::open(db).unwrap();
+        let page = ThreadPage {
+            tid,
+            title: format!("thread {tid}"),
+            page: 1,
+            total_pages: 1,
+            posts,
+            author_filtered: false,
+            viewer_uid: Some(1),
+        };
+        let info = FetchInfo {
+            source: format!("{BASE}forum.php?mod=viewthread&tid={tid}"),
+            kind: SourceKind::Html,
+            page: 1,
+            fetched_at: 1_772_700_000,
+        };
+        s.store_page(&bansha::config::forum_key(BASE), &page, &info)
+            .unwrap();
+    }
+
+    /// A [075] day 2: 甲 posts five times and votes; 乙 posts twice and does not vote; 丙 is
+    /// out since day 1 and posts in the 投票帖 (诈尸).
+    /// Removes the game's folder when the test ends.
+    struct Cleanup(PathBuf);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn game(name: &str) -> (PathBuf, Cleanup) {
+        let d = dir(name);
+        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+        let cfg = format!(
+            r#"[forum]
+base_url = "{BASE}"
+[game]
+name = "e2e"
+rules = "{}"
+db = "game.sqlite"
+directors = ["导演"]
+[[player]]
+name = "甲"
+seat = 2
+[[player]]
+name = "乙"
+seat = 1
+uid = 12
+[[player]]
+name = "丙"
+seat = 3
+[[day]]
+number = 2
+discussion = [701]
+vote = 702
+process = 703
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+[[event]]
+kind = "out"
+player = "丙"
+at = "2026-03-03 21:10"
+cause = "vote"
+"#,
+            rules.display()
+        );
+        let cfgp = d.join("game.toml");
+        std::fs::write(&cfgp, cfg).unwrap();
+        let db = d.join("game.sqlite");
+        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
+        for i in 0..5 {
+            disc.push(post(
+                2 + i,
+                101 + u64::from(i),
+                "甲",
+                11,
+                "2026-03-04 10:00",
+                "分析一下",
+            ));
+        }
+        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
+        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
+        store(&db, 701, disc);
+        store(
+            &db,
+            702,
+            vec![
+                post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
+                post(
+                    2,
+                    201,
+                    "甲",
+                    11,
+                    "2026-03-04 12:00",
+                    "投票对象：乙\n投票理由：话少",
+                ),
+                post(3, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
+            ],
+        );
+        (cfgp, Cleanup(d))
+    }
+
+    fn bansha(args: &[&str]) -> (i32, String, String) {
+        let o = Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn activity_json_follows_the_contract() {
+        let (cfg, _cleanup) = game("json");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) =
+            bansha(&["activity", "--config", c, "--day", "2", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["day"], 2);
+        assert_eq!(v["accelerated"], false);
+        let players = v["players"].as_array().unwrap();
+        // Seat order: 乙 (1), 甲 (2), 丙 (3, out, listed for 诈尸); the director never.
+        let names: Vec<&str> = players
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["乙", "甲", "丙"]);
+        let rules = |i: usize| -> Vec<String> {
+            players[i]["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["rule"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(players[1]["posts"], 5);
+        assert_eq!(players[1]["voted"], true);
+        assert!(rules(1).is_empty());
+        assert_eq!(players[0]["posts"], 2);
+        assert_eq!(players[0]["voted"], false);
+        assert_eq!(rules(0), ["few-posts", "no-vote"]);
+        assert_eq!(rules(2), ["zombie-post"]);
+        let z = &players[2]["violations"][0];
+        assert_eq!(z["card"], "blue");
+        assert!(z["clause"].as_str().unwrap().contains("诈尸"));
+        assert_eq!(z["floors"][0]["floor"], 3);
+        assert_eq!(
+            z["floors"][0]["url"],
+            "http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203"
+        );
+        for p in players {
+            for v in p["violations"].as_array().unwrap() {
+                assert!(v["detail"].is_string() && v["card"].is_string());
+            }
+        }
+    }
+
+    #[test]
+    fn activity_text_and_bbcode_name_the_clause() {
+        let (cfg, _cleanup) = game("text");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&["activity", "--config", c, "--day", "2"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("乙 黄牌 [few-posts]"), "{out}");
+        assert!(out.contains("在未执行加速的讨论日发言不足五帖"), "{out}");
+        let (code, out, _) = bansha(&[
+            "activity", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0);
+        assert!(out.contains("[url=http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203]投票帖3楼[/url]"), "{out}");
+    }
+
+    #[test]
+    fn elevator_bbcode_from_the_store() {
+        let (cfg, _cleanup) = game("elevator");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&[
+            "elevator", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        // 甲's uid is not in the config: it comes from 甲's stored posts. 丙 is out.
+        assert_eq!(
+            out.trim_end(),
+            "[b]第2天 电梯[/b]\n\
+             1. [url=http://127.0.0.1:18080/forum.php?mod=viewthread&tid=701&page=1&authorid=12]乙[/url]（2 帖）\n\
+             2. [url=http://127.0.0.1:18080/forum.php?mod=viewthread&tid=701&page=1&authorid=11]甲[/url]（5 帖）"
+        );
+    }
+
+    #[test]
+    fn unknown_day_is_a_usage_error_naming_the_config() {
+        let (cfg, _cleanup) = game("noday");
+        let c = cfg.to_str().unwrap();
+        let (code, _, err) = bansha(&["activity", "--config", c, "--day", "9"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("game.toml") && err.contains("day 9"), "{err}");
+    }
+}
