@@ -50,10 +50,10 @@ fn load(a: &DayArgs) -> Result<Loaded, CliError> {
     })
 }
 
-/// Players with a ballot that counts, per day up to `day`: the tally's valid ballots.
+/// Players with a ballot that counts on `day` (only that day's 未投票 is judged).
 fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
     let mut out = BTreeMap::new();
-    for d in l.cfg.days.iter().filter(|d| d.number <= day) {
+    for d in l.cfg.days.iter().filter(|d| d.number == day) {
         let Ok(w) = activity::day_window(&l.cfg, &l.rules.activity, d.number) else {
             continue;
         };
