@@ -1085,6 +1085,34 @@ mod tests {
     }
 
     #[test]
+    fn a_day_without_times_is_an_error_with_a_proposal() {
+        let cfg = Config::from_str(
+            std::path::Path::new("g.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n\
+             [[day]]\nnumber = 1\nopens = \"2026-03-04 09:00\"\ncloses = \"2026-03-05 21:00\"\n\
+             [[day]]\nnumber = 2\n",
+        )
+        .unwrap();
+        let rules = ActivityRules {
+            day_length: 2,
+            weekend_adds_day: true,
+            opens_at: "09:00".into(),
+            closes_at: "21:00".into(),
+            ..Default::default()
+        };
+        assert!(day_window(&cfg, &rules, 1).is_ok());
+        let e = day_window(&cfg, &rules, 2).unwrap_err().to_string();
+        // Day 2 would open Friday and run over Saturday, so it closes on Sunday.
+        assert!(
+            e.contains("g.toml: day 2 has no opens/closes")
+                && e.contains("opens = \"2026-03-06 09:00\", closes = \"2026-03-08 21:00\""),
+            "{e}"
+        );
+        let e = day_window(&cfg, &rules, 3).unwrap_err().to_string();
+        assert_eq!(e, "g.toml: day 3 is not in the config");
+    }
+
+    #[test]
     fn taciturn_counts_punctuation_and_smilies() {
         assert_eq!(taciturn_chars("好。", "好。"), 2);
         assert_eq!(taciturn_chars("哈 哈", "哈 哈<img smilieid=\"1\">"), 3);
