@@ -402,3 +402,193 @@ fn api_errors_and_malformed_json() {
         assert!(e.to_string().contains("module=viewthread&tid=9"), "{e}");
     }
 }
+
+// ---------------------------------------------------------------- GBK page 2, relative times
+
+#[test]
+fn gbk_page2_decodes_and_reads_relative_times() {
+    let raw = fixture("thread-5001-p2-gbk.html");
+    assert!(
+        std::str::from_utf8(&raw).is_err(),
+        "the fixture really is GBK"
+    );
+    let p = page("thread-5001-p2-gbk.html");
+    assert_eq!((p.tid, p.page, p.total_pages), (5001, 2, 3));
+    assert_eq!(p.title, "【第三届】狼人杀 第一天 讨论帖");
+    assert_eq!(p.viewer_uid, Some(0), "discuz_uid = '0': logged out");
+    let now = at("2024-03-03 09:00:00");
+    let want = [
+        (Some(1011), 11, now),                       // 刚刚
+        (Some(1012), 12, now - 42),                  // 42 秒前
+        (Some(1013), 13, now - 180),                 // 3 分钟前
+        (Some(1014), 14, now - 1800),                // 半小时前
+        (Some(1015), 15, now - 5 * 3600),            // 5 小时前
+        (Some(1017), 17, at("2024-03-01 21:15")),    // 前天 21:15
+        (Some(1018), 18, at("2024-02-27 09:00:00")), // 5 天前: fetch time of day
+        (Some(1019), 19, at("2024-03-02 21:15:07")), // span title wins over 昨天
+        (Some(1020), 20, at("2024-03-02 22:00:01")), // Y-m-d with seconds
+    ];
+    for (pid, floor, time) in want {
+        let x = p.posts.iter().find(|x| x.pid == pid).unwrap();
+        assert_eq!((x.floor, x.time), (Some(floor), time), "pid {pid:?}");
+    }
+    assert_eq!(p.posts.len(), 10);
+}
+
+#[test]
+fn gbk_page2_placeholder_bodies_and_styles() {
+    let p = page("thread-5001-p2-gbk.html");
+    let del = &p.posts[5];
+    assert!(del.deleted, "rush-thread placeholder");
+    assert_eq!(
+        (del.pid, del.floor),
+        (None, Some(16)),
+        "synthetic pid ignored, floor kept"
+    );
+    assert_eq!(
+        post(&p, 1015).text,
+        "过",
+        "the real post sharing the synthetic pid is intact"
+    );
+    let a = post(&p, 1011);
+    assert_eq!(
+        a.text, "投 𠮷先生\n理由：直觉",
+        "numeric reference decoded, jammer dropped"
+    );
+    assert_eq!((a.author.as_str(), a.uid), ("钱一", Some(111)));
+    let b = post(&p, 1012);
+    let e = b.edit.as_ref().unwrap();
+    assert_eq!(
+        (e.editor.as_str(), e.time),
+        ("孔二", Some(at("2024-03-03 08:59")))
+    );
+    assert_eq!(
+        (b.text.as_str(), b.red.as_str(), b.large.as_str()),
+        ("投 3号", "投 3号", "投 3号")
+    );
+    let c = post(&p, 1013);
+    assert_eq!(
+        (c.text.as_str(), c.locked),
+        ("公开部分", Some(LockKind::Hidden))
+    );
+    let d = post(&p, 1014);
+    assert_eq!(
+        (d.text.as_str(), d.red.as_str(), d.large.as_str()),
+        ("橙色赭色普通", "", "")
+    );
+    let q = post(&p, 1019);
+    assert_eq!(
+        q.quote,
+        Some(QuoteRef {
+            pid: Some(1012),
+            author: Some("孔二".into()),
+            time: Some(at("2024-03-03 08:59")),
+            floor: None
+        })
+    );
+    assert_eq!(
+        (q.text.as_str(), q.large.as_str(), q.red.as_str()),
+        ("反对", "反对", "")
+    );
+}
+
+#[test]
+fn gbk_page_with_explicit_charset_and_wrong_guess() {
+    let raw = fixture("thread-5001-p2-gbk.html");
+    let mut c = ctx("p2");
+    c.charset = Charset::Gbk;
+    assert_eq!(
+        discuz::parse_page(&raw, &c).unwrap().posts[0].author,
+        "钱一"
+    );
+    assert!(discuz::decode(&raw, Charset::Auto, Some("text/html; charset=GBK")).contains("钱一"));
+}
+
+// ---------------------------------------------------------------- custom floor names, X3.5
+
+#[test]
+fn custom_floor_names_single_page_x35() {
+    let p = page("custom-floors-x35.html");
+    assert_eq!(
+        (p.tid, p.page, p.total_pages),
+        (6001, 1, 1),
+        "no pager: page 1 of 1"
+    );
+    assert_eq!(p.viewer_uid, Some(9));
+    let got: Vec<(u64, Option<u32>, &str, bool)> = p
+        .posts
+        .iter()
+        .map(|x| (x.pid.unwrap(), x.floor, x.floor_label.as_str(), x.duplicate))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (2001, Some(1), "楼主", false),
+            (2005, Some(4), "顶 来自 4楼", true),
+            (2002, Some(2), "沙发", false),
+            (2003, Some(3), "板凳", false),
+            (2006, Some(5), "5楼", false),
+            (2007, Some(6), "6楼", false),
+            (2008, Some(7), "幸运七", false), // unknown name: follows floor 6
+        ]
+    );
+    assert_eq!(
+        post(&p, 2001).time,
+        at("2024-05-03 21:15"),
+        "no seconds when 人性化时间 is off"
+    );
+    assert_eq!(post(&p, 2003).text, "投 4", "&nbsp; runs become spaces");
+    assert_eq!(post(&p, 2006).large, "投 5", "font size +2 = 5");
+    assert_eq!(
+        (post(&p, 2005).author.as_str(), post(&p, 2005).uid),
+        ("置顶君", Some(905))
+    );
+}
+
+#[test]
+fn custom_floor_name_list_from_the_site() {
+    let names: Vec<String> = ["楼", "楼主", "沙发", "板凳", "地板", "", "", "幸运七"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut raw = fixture("custom-floors-x35.html");
+    // Drop floor 6 so that only the list can place 幸运七.
+    let s = String::from_utf8(raw.clone()).unwrap();
+    let start = s.find("<div id=\"post_2007\"").unwrap();
+    let end = s.find("<div id=\"post_2008\"").unwrap();
+    raw = format!("{}{}", &s[..start], &s[end..]).into_bytes();
+    let p = discuz::parse_html_with_floor_names(&raw, &ctx("cf"), &names).unwrap();
+    assert_eq!(post(&p, 2008).floor, Some(7));
+    let p = discuz::parse_html(&raw, &ctx("cf")).unwrap();
+    assert_eq!(
+        post(&p, 2008).floor,
+        Some(6),
+        "without the list: derived from the previous floor"
+    );
+}
+
+// ---------------------------------------------------------------- author-filtered
+
+#[test]
+fn author_filtered_page_never_yields_floors() {
+    let p = page("author-filtered.html");
+    assert!(
+        p.author_filtered,
+        "detected from the page (显示全部楼层), not the file name"
+    );
+    assert_eq!(p.posts.len(), 3);
+    for (x, label) in p.posts.iter().zip(["1#", "2#", "3#"]) {
+        assert_eq!(x.floor, None, "renumbered positions are not floors");
+        assert_eq!(x.floor_label, label);
+        assert_eq!((x.author.as_str(), x.uid), ("李四", Some(101)));
+    }
+    assert_eq!(post(&p, 1025).text, "改票：8号");
+    assert_eq!(post(&p, 1002).time, at("2024-03-02 08:32:16"));
+    // A page whose URL says authorid= is author-filtered even with no other sign.
+    let p = discuz::parse_page(
+        &fixture("custom-floors-x35.html"),
+        &ctx("https://x/forum.php?mod=viewthread&tid=6001&authorid=901"),
+    )
+    .unwrap();
+    assert!(p.author_filtered && p.posts.iter().all(|x| x.floor.is_none()));
+}

@@ -80,7 +80,8 @@ pub(crate) fn has_class(e: &scraper::node::Element, class: &str) -> bool {
         .is_some_and(|c| c.split_ascii_whitespace().any(|x| x == class))
 }
 
-/// All text below a node, whitespace-normalized.
+/// All text below a node, whitespace-normalized (runs of spaces, `&nbsp;`, tabs and
+/// newlines become one space, as a browser shows them).
 pub(crate) fn node_text(el: ElementRef) -> String {
     let s: String = el.text().collect();
     normalize_inline(&s).trim().to_string()
@@ -90,10 +91,7 @@ fn normalize_inline(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut ws = false;
     for c in s.chars() {
-        if c == '\u{a0}' {
-            out.push(' ');
-            ws = false;
-        } else if c.is_ascii_whitespace() {
+        if c.is_ascii_whitespace() || c == '\u{a0}' {
             if !ws {
                 out.push(' ');
             }
