@@ -592,3 +592,169 @@ fn author_filtered_page_never_yields_floors() {
     .unwrap();
     assert!(p.author_filtered && p.posts.iter().all(|x| x.floor.is_none()));
 }
+
+// ---------------------------------------------------------------- mobile API v4 (hand-written)
+
+#[test]
+fn api_v4_bom_positions_locks_quotes_and_lenient_types() {
+    let mut c = ctx(
+        "https://bbs.example.com/api/mobile/index.php?version=4&module=viewthread&tid=7001&page=2&ppp=3",
+    );
+    c.page = Some(2);
+    let p = discuz::parse_page(&fixture("api-7001-v4-bom.json"), &c).unwrap();
+    assert_eq!(
+        (p.tid, p.page, p.total_pages),
+        (7001, 2, 3),
+        "ceil(maxposition 8 / ppp 3)"
+    );
+    assert_eq!(p.title, "第二天 投票帖 & 进程");
+    assert_eq!(
+        p.viewer_uid,
+        Some(0),
+        "member_uid 0: guest, the login is gone"
+    );
+    let a = post(&p, 3004);
+    assert_eq!(
+        (a.floor, a.floor_label.as_str(), a.time),
+        (Some(4), "4#", 1714741200)
+    );
+    assert_eq!(
+        a.quote,
+        Some(QuoteRef {
+            pid: Some(3002),
+            author: Some("乙".into()),
+            time: Some(at("2024-05-03 20:30")),
+            floor: None
+        })
+    );
+    assert_eq!(
+        (a.text.as_str(), a.red.as_str(), a.large.as_str()),
+        ("投 9号", "投 9号", "")
+    );
+    let b = post(&p, 3005);
+    assert_eq!(b.floor, Some(6), "position wins over the sequential number");
+    assert_eq!(b.floor_label, "5#");
+    assert_eq!(
+        b.time,
+        at("2024-03-03 09:00:00") - 180,
+        "no dbdateline: relative dateline"
+    );
+    assert_eq!(
+        (b.locked, b.text.as_str()),
+        (Some(LockKind::BannedAuthor), "")
+    );
+    let d = post(&p, 3006);
+    assert_eq!(
+        (d.author.as_str(), d.uid, d.locked),
+        ("匿名", None, Some(LockKind::AuthorOnly))
+    );
+    let e = post(&p, 3007);
+    assert_eq!(e.text, "投 8");
+    let ed = e.edit.as_ref().unwrap();
+    assert_eq!(
+        (ed.editor.as_str(), ed.time),
+        ("丁", Some(at("2024-05-03 22:00")))
+    );
+}
+
+#[test]
+fn api_and_html_views_of_one_thread_agree() {
+    let html = page("custom-floors-x35.html");
+    let api = page("api-6001-v4.json");
+    assert_eq!(
+        (api.tid, api.title.as_str()),
+        (html.tid, html.title.as_str())
+    );
+    let normal: Vec<&PagePost> = html
+        .posts
+        .iter()
+        .filter(|p| !p.duplicate || p.pid == Some(2005))
+        .collect();
+    assert_eq!(api.posts.len(), normal.len());
+    for h in normal {
+        let a = post(&api, h.pid.unwrap());
+        assert_eq!(
+            (a.floor, &a.author, a.uid, a.time),
+            (h.floor, &h.author, h.uid, h.time),
+            "pid {:?}",
+            h.pid
+        );
+        // Labels are diagnostics and differ by design (顶 来自 4楼 vs 地板).
+        // The API deletes runs of two or more &nbsp; (MARKUP §10.5): compare without spaces.
+        let strip = |s: &str| s.split_whitespace().collect::<String>();
+        assert_eq!(strip(&a.text), strip(&h.text), "pid {:?}", h.pid);
+        assert_eq!(a.red, h.red);
+    }
+}
+
+// ---------------------------------------------------------------- property tests
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn seeds() -> Vec<Vec<u8>> {
+        [
+            "thread-5001-p1.html",
+            "thread-5001-p2-gbk.html",
+            "custom-floors-x35.html",
+            "api-7001-v4-bom.json",
+            "captured/s1-viewthread-1.json",
+            "msg-login-required.html",
+        ]
+        .iter()
+        .map(|n| fixture(n))
+        .collect()
+    }
+
+    fn check(bytes: &[u8]) {
+        let c = ctx("prop://input");
+        match discuz::parse_page(bytes, &c) {
+            Ok(p) => {
+                for x in &p.posts {
+                    assert!(x.pid.is_some() || x.deleted, "only placeholders lack a pid");
+                }
+            }
+            Err(e) => assert!(
+                e.to_string().contains("prop://input"),
+                "error must name the source: {e}"
+            ),
+        }
+        let _ = discuz::parse_forumdisplay(bytes, &c);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            check(&bytes);
+        }
+
+        #[test]
+        fn truncated_fixtures_never_panic(which in 0usize..6, frac in 0.0f64..1.0) {
+            let s = &seeds()[which];
+            let cut = (s.len() as f64 * frac) as usize;
+            check(&s[..cut]);
+        }
+
+        #[test]
+        fn mutated_fixtures_never_panic(
+            which in 0usize..6,
+            edits in proptest::collection::vec((0.0f64..1.0, any::<u8>(), 0usize..40), 1..8),
+        ) {
+            let mut s = seeds()[which].clone();
+            for (pos, byte, del) in edits {
+                if s.is_empty() { break; }
+                let at = ((s.len() - 1) as f64 * pos) as usize;
+                if del > 30 {
+                    let end = (at + del).min(s.len());
+                    s.drain(at..end);
+                } else {
+                    s[at] = byte;
+                }
+            }
+            check(&s);
+        }
+    }
+}

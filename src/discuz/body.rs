@@ -552,6 +552,9 @@ pub fn parse_color(v: &str) -> Option<(u8, u8, u8)> {
         .trim()
         .to_ascii_lowercase();
     if let Some(hex) = v.strip_prefix('#') {
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
         let h = |s: &str| u8::from_str_radix(s, 16).ok();
         return match hex.len() {
             3 | 4 => {
@@ -719,6 +722,8 @@ mod tests {
             "OrangeRed",
             "nonsense",
             "#12",
+            "#25\u{fffd}5",
+            "#ff\u{e9}000",
         ] {
             assert!(!is_red_color(c), "{c} should not be red");
         }
