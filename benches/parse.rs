@@ -198,6 +198,11 @@ fn run(label: &str, pages: &[Vec<u8>], parse: impl Fn(&[u8], &ParseContext) -> u
 fn main() {
     let pc: Vec<Vec<u8>> = (1..=PAGES).map(pc_page).collect();
     let api: Vec<Vec<u8>> = (1..=PAGES).map(api_page).collect();
+    run("  (html5ever tree build only)", &pc, |b, _| {
+        let d = scraper::Html::parse_document(std::str::from_utf8(b).unwrap());
+        std::hint::black_box(&d);
+        PPP as usize
+    });
     let html = run("PC HTML ", &pc, |b, c| {
         discuz::parse_page(b, c).expect("pc page").posts.len()
     });
