@@ -372,6 +372,17 @@ fn truncated_and_empty_pages_are_errors_never_short_pages() {
         );
         assert!(e.to_string().contains("cut.html"));
     }
+    let s = String::from_utf8(full.clone()).unwrap();
+    let (a, b) = (
+        s.find("<div id=\"post_1001\"").unwrap(),
+        s.find("<div id='hiddenpoststip'>").unwrap(),
+    );
+    let no_posts = format!("{}{}", &s[..a], &s[b..]);
+    let e = discuz::parse_page(no_posts.as_bytes(), &ctx("np.html")).unwrap_err();
+    assert!(
+        matches!(e, PageError::Malformed { .. }),
+        "a post list without posts: {e:?}"
+    );
     for empty in [&b""[..], b"  \r\n", b"\xEF\xBB\xBF\n"] {
         let e = discuz::parse_page(empty, &ctx("empty")).unwrap_err();
         assert!(
@@ -755,6 +766,136 @@ mod props {
                 }
             }
             check(&s);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the project's test forum
+
+mod on_testforum {
+    use super::*;
+    use bansha::testforum::TestForum;
+    use bansha::testforum::spec::{ForumSpec, SiteCharset, Version};
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    fn get(f: &TestForum, target: &str, cookies: &str) -> (u16, Vec<u8>) {
+        let mut s = TcpStream::connect(f.addr()).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        let head = format!(
+            "GET {target} HTTP/1.1\r\nHost: {}\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0\r\nCookie: {cookies}\r\nConnection: close\r\n\r\n",
+            f.addr()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("header end");
+        let status = String::from_utf8_lossy(&raw[..split])
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap();
+        (status, raw[split + 4..].to_vec())
+    }
+
+    /// Every page of every demo thread, on UTF-8/GBK × X3.4/X3.5 × human/absolute
+    /// times × jammer: the PC view parses, and agrees with the API view post by post.
+    #[test]
+    fn demo_forum_html_and_api_views_parse_and_agree() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/demo-forum.toml");
+        let base = ForumSpec::load(&path).unwrap();
+        let variants = [
+            (SiteCharset::Utf8, Version::X34, true, false),
+            (SiteCharset::Gbk, Version::X35, false, true),
+        ];
+        for (charset, version, human, jammer) in variants {
+            let mut spec = base.clone();
+            spec.site.charset = charset;
+            spec.site.version = version;
+            spec.site.human_time = human;
+            spec.site.jammer = jammer;
+            let label = format!("{charset:?}/{version:?}/human={human}/jammer={jammer}");
+            let f = TestForum::start(spec.clone()).unwrap();
+            let (salt, auth) = f.login_session(1);
+            let pre = f.cookie_prefix();
+            let cookies = format!("{pre}saltkey={salt}; {pre}auth={auth}");
+            let ppp = spec.site.ppp;
+            let mut compared = 0;
+            for t in &spec.threads {
+                let mut page = 1;
+                let mut total = 1;
+                while page <= total {
+                    let url = format!(
+                        "/forum.php?mod=viewthread&tid={}&page={page}&mobile=no&ordertype=2",
+                        t.tid
+                    );
+                    let (status, body) = get(&f, &url, &cookies);
+                    assert_eq!(status, 200, "{label} {url}");
+                    let mut c = ctx(&url);
+                    c.fetched_at = f.now();
+                    let h =
+                        discuz::parse_page(&body, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    assert_eq!((h.tid, h.page), (t.tid, page), "{label} {url}");
+                    assert_eq!(h.viewer_uid, Some(1), "{label}: logged in");
+                    total = h.total_pages;
+                    let api_url = format!(
+                        "/api/mobile/index.php?version=4&module=viewthread&tid={}&page={page}&ppp={ppp}&ordertype=2",
+                        t.tid
+                    );
+                    let (status, body) = get(&f, &api_url, &cookies);
+                    assert_eq!(status, 200, "{label} {api_url}");
+                    let mut c = ctx(&api_url);
+                    c.page = Some(page);
+                    c.fetched_at = f.now();
+                    let a =
+                        discuz::parse_page(&body, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    assert_eq!(
+                        (a.tid, a.title.as_str()),
+                        (h.tid, h.title.as_str()),
+                        "{label}"
+                    );
+                    for hp in h.posts.iter().filter(|p| !p.duplicate && !p.deleted) {
+                        let pid = hp.pid.unwrap();
+                        let ap = a
+                            .posts
+                            .iter()
+                            .find(|p| p.pid == Some(pid))
+                            .unwrap_or_else(|| panic!("{label}: pid {pid} not in API page {page}"));
+                        let ctx_s = format!("{label} tid {} pid {pid}", t.tid);
+                        assert_eq!((&ap.author, ap.uid), (&hp.author, hp.uid), "{ctx_s}");
+                        if human {
+                            assert_eq!(ap.time, hp.time, "{ctx_s}");
+                        } else {
+                            assert_eq!(
+                                ap.time / 60,
+                                hp.time / 60,
+                                "{ctx_s}: minutes (no seconds shown)"
+                            );
+                        }
+                        assert_eq!(ap.floor, hp.floor, "{ctx_s}");
+                        let strip = |s: &str| s.split_whitespace().collect::<String>();
+                        assert_eq!(strip(&ap.text), strip(&hp.text), "{ctx_s}");
+                        assert_eq!(ap.red, hp.red, "{ctx_s}");
+                        assert_eq!(ap.locked, hp.locked, "{ctx_s}");
+                        assert_eq!(
+                            ap.quote.as_ref().map(|q| q.pid),
+                            hp.quote.as_ref().map(|q| q.pid),
+                            "{ctx_s}"
+                        );
+                        compared += 1;
+                    }
+                    page += 1;
+                }
+            }
+            let in_spec: usize = spec.threads.iter().map(|t| t.posts.len()).sum();
+            assert_eq!(
+                compared, in_spec,
+                "{label}: every post of the demo forum compared"
+            );
         }
     }
 }

@@ -188,6 +188,13 @@ pub fn parse_html_with_floor_names(
             .filter(|e| e.attr("id").is_some_and(|id| RE_POST_ID.is_match(id)))
             .collect();
     }
+    if containers.is_empty() {
+        return Err(PageError::Malformed {
+            origin: src(ctx),
+            detail: "#postlist holds no post (div#post_N); a thread always has its first post"
+                .into(),
+        });
+    }
     let opts = BodyOpts {
         judge_size: true,
         tz: ctx.tz,
