@@ -899,3 +899,18 @@ mod on_testforum {
         }
     }
 }
+
+#[test]
+fn ajax_envelopes_are_classified_too() {
+    let e = err("ajax-not-loggedin-gbk.xml");
+    assert!(e.is_login_problem(), "{e:?}");
+    assert!(
+        e.to_string().contains("抱歉，您尚未登录，无法进行此操作"),
+        "GBK CDATA decoded: {e}"
+    );
+    let e = err("ajax-cc.xml");
+    assert!(
+        matches!(e, PageError::CcDefence { .. }) && e.is_retryable(),
+        "{e:?}"
+    );
+}
