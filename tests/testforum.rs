@@ -1130,11 +1130,18 @@ fn html_view(f: &TestForum, floor_names: &[String]) -> (Vec<PagePost>, Vec<u32>)
         for post in p.posts {
             if post.deleted {
                 deleted.push(post.floor.expect("placeholder floor"));
-            } else if !post.duplicate {
-                posts.push(post);
+                continue;
+            }
+            // Deduplicate by pid: keep the normal entry when there is one (a 推荐 reply
+            // that belongs to page 1 is shown only in its 推荐 slot, MARKUP 4.3).
+            match posts.iter().position(|q: &PagePost| q.pid == post.pid) {
+                Some(i) if posts[i].duplicate && !post.duplicate => posts[i] = post,
+                Some(_) => {}
+                None => posts.push(post),
             }
         }
     }
+    posts.sort_by_key(|p| p.pid);
     (posts, deleted)
 }
 
@@ -1202,6 +1209,11 @@ fn game_thread(n: usize) -> ThreadSpec {
     t.posts[8].jammer = true;
     t.posts[8].message = "第一行\n第二行\n第三行".into();
     t.posts[9].reply_to = Some(4);
+    // A pinned reply from page 2 and a 推荐 reply: duplicates on page 1.
+    t.posts[11].sticky = true;
+    t.posts[7].recommend = true;
+    t.posts[10].locked = Some(Lock::Banned);
+    t.posts[12].message = "[hide]隐藏的票[/hide]".into();
     t
 }
 
@@ -1280,6 +1292,9 @@ fn html_and_api_views_parse_to_the_same_posts_gbk_custom_floor_names() {
 #[test]
 fn html_and_api_views_agree_after_a_deletion_in_both_floor_modes() {
     let mut s = spec(vec![game_thread(23)]);
+    // No 推荐 reply here: with a deleted-floor placeholder on the same page the parser
+    // does not (yet) infer the 推荐 reply's floor from the gap (reported to the lead).
+    s.threads[0].posts[7].recommend = false;
     s.site.version = Version::X35;
     s.site.floor_names = vec!["楼主".into()];
     s.site.floor_suffix = "楼".into();
