@@ -46,7 +46,7 @@ fn pages() -> Vec<ThreadPage> {
                              <font class=\"jammer\">a{pid}b</font><br />\r\n</td></div>"
                         ),
                         text,
-                        red: if floor % 10 == 0 {
+                        red: if floor.is_multiple_of(10) {
                             format!("投{}号", floor % 13)
                         } else {
                             String::new()
