@@ -26,15 +26,26 @@ pub fn run(a: &ImportArgs) -> CliResult {
     let tz = cfg.tz;
     let charset = cfg.forum.charset;
     let parse = |path: &Path, bytes: &[u8], fetched_at: Timestamp| {
-        let ctx = crate::discuz::ParseContext {
+        let mut ctx = crate::discuz::ParseContext {
             source: path.display().to_string(),
-            tid: a.tid,
+            tid: None,
             page: None,
             fetched_at,
             tz,
             charset,
         };
-        crate::discuz::parse_page(bytes, &ctx).map_err(|e| e.to_string())
+        // The page's own thread id first, so that a contradicting --tid is caught; --tid
+        // only fills in for a page that does not say.
+        match crate::discuz::parse_page(bytes, &ctx) {
+            Ok(p) => Ok(p),
+            Err(e) => match a.tid {
+                None => Err(e.to_string()),
+                Some(t) => {
+                    ctx.tid = Some(t);
+                    crate::discuz::parse_page(bytes, &ctx).map_err(|e| e.to_string())
+                }
+            },
+        }
     };
     let outcome = import_files(&mut store, &forum, &a.files, a.tid, saved_at, parse)
         .map_err(CliError::runtime)?;
@@ -48,16 +59,14 @@ pub fn run(a: &ImportArgs) -> CliResult {
             );
         }
     }
-    for e in &outcome.failed {
-        eprintln!("bansha: {e}");
-    }
     if outcome.failed.is_empty() {
         Ok(())
     } else {
         Err(CliError::Input(format!(
-            "{} of {} files not imported",
+            "{} of {} files not imported (nothing from them was stored):\n  {}",
             outcome.failed.len(),
-            a.files.len()
+            a.files.len(),
+            outcome.failed.join("\n  ")
         )))
     }
 }
