@@ -1005,50 +1005,42 @@ fn replies_to(q: Option<&crate::model::QuoteRef>, e: &Entry) -> bool {
     false
 }
 
-/// Election tie: the tied player whose running count first reached the final top, replaying
-/// every accepted ballot (changes move the voter's weight) in time order.
+/// Election tie: the tied player whose counting ballots first made up the highest count
+/// (ballots later replaced by a 改票 do not count towards reaching it).
 fn first_to_reach(
     out: &[Ballot],
     received: &HashMap<String, Weight>,
     tops: &[String],
     top: Weight,
 ) -> String {
-    // The voter's final weight (of the ballot that counts).
-    let weight_of: HashMap<&str, Weight> = out
-        .iter()
-        .filter(|b| b.valid)
-        .map(|b| (b.voter.as_str(), b.weight))
-        .collect();
-    let mut running: HashMap<&str, Weight> =
-        received.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let mut best: Option<((Timestamp, u32), &String)> = None;
     for t in tops {
-        if running.get(t.as_str()).copied().unwrap_or_default() >= top {
-            return t.clone();
-        }
-    }
-    let mut current: HashMap<&str, Option<&str>> = HashMap::new();
-    for b in out {
-        // Accepted at its time: the one counting now, or one a later 改票 replaced.
-        let Some(&w) = weight_of.get(b.voter.as_str()) else {
-            continue;
+        let mut run = received.get(t).copied().unwrap_or_default();
+        let mut reached = if run >= top {
+            Some((Timestamp::MIN, 0))
+        } else {
+            None
         };
-        if !b.accepted {
-            continue;
-        }
-        if let Some(Some(prev)) = current.get(b.voter.as_str()) {
-            let r = running.entry(prev).or_default();
-            *r = *r - w;
-        }
-        current.insert(b.voter.as_str(), b.target.as_deref());
-        if let Some(t) = b.target.as_deref() {
-            let r = running.entry(t).or_default();
-            *r += w;
-            if *r >= top && tops.iter().any(|x| x == t) {
-                return t.to_string();
+        for b in out
+            .iter()
+            .filter(|b| b.valid && b.target.as_ref() == Some(t))
+        {
+            if reached.is_some() {
+                break;
+            }
+            run += b.weight;
+            if run >= top {
+                reached = Some((b.ts, b.floor.unwrap_or(u32::MAX)));
             }
         }
+        if let Some(r) = reached
+            && best.is_none_or(|(br, _)| r < br)
+        {
+            best = Some((r, t));
+        }
     }
-    tops[0].clone()
+    best.map(|(_, t)| t.clone())
+        .unwrap_or_else(|| tops[0].clone())
 }
 
 #[allow(clippy::too_many_arguments)]
