@@ -1,7 +1,7 @@
 //! The tally: every ballot-shaped post of a day judged by the rule set, weights, totals and
 //! the outcome. Pure: no store, no clock.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -285,11 +285,38 @@ pub fn tally(inp: &TallyInput) -> Tally {
         b.reason = Some(reason);
         b.clause = quoted(rules.clause(clause_id));
     };
+    let config_roles: HashMap<&str, &str> = cfg
+        .players
+        .iter()
+        .filter_map(|p| p.role.as_deref().map(|r| (p.name.as_str(), r)))
+        .collect();
     let role_of = |name: &str, t: Timestamp| -> Option<String> {
         roster
             .role_at(name, t)
+            .or_else(|| config_roles.get(name).copied())
             .map(str::to_string)
-            .or_else(|| cfg.player(name).and_then(|p| p.role.clone()))
+    };
+    let player_set: HashSet<&str> = roster.players.iter().map(String::as_str).collect();
+    let mut names = Names::new(&roster.players);
+    // `Roster::alive_at` without its linear player lookup.
+    // Each player's out/revive facts, in time order (true = out).
+    let mut outs: HashMap<&str, Vec<(Timestamp, bool)>> = HashMap::new();
+    for (at, f) in &roster.facts {
+        match f {
+            Fact::Out { player, .. } => outs.entry(player).or_default().push((*at, true)),
+            Fact::Revive { player } => outs.entry(player).or_default().push((*at, false)),
+            _ => {}
+        }
+    }
+    // `Roster::alive_at`, with lookups by name instead of scans.
+    let alive_at = |name: &str, t: Timestamp| {
+        player_set.contains(name)
+            && !outs.get(name).is_some_and(|v| {
+                v.iter()
+                    .take_while(|(at, _)| *at <= t)
+                    .last()
+                    .is_some_and(|(_, out)| *out)
+            })
     };
     let out_desc = |name: &str, t: Timestamp| -> String {
         match roster.out_at(name, t) {
@@ -301,14 +328,12 @@ pub fn tally(inp: &TallyInput) -> Tally {
     for (i, e) in entries.iter().enumerate() {
         let t = e.ts;
         let voter = e.voter.as_str();
-        // A target that names a player exactly.
-        let target: Result<Option<String>, String> = match &e.written {
-            None => Ok(None),
-            Some(w) => resolve_target(w, &roster.players),
-        };
         let b = &mut out[i];
-        if let Ok(Some(t)) = &target {
-            b.target = Some(t.clone());
+        // Shown for every ballot that names a player exactly, counted or not.
+        if let Some(w) = &e.written
+            && player_set.contains(w.as_str())
+        {
+            b.target = Some(w.clone());
         }
         if t > closes {
             reject(
@@ -330,7 +355,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if !roster.is_player(voter) {
+        if !player_set.contains(voter) {
             reject(
                 b,
                 format!("`{voter}` is not a player of this game"),
@@ -338,7 +363,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if !roster.alive_at(voter, t) {
+        if !alive_at(voter, t) {
             reject(
                 b,
                 format!(
@@ -379,6 +404,23 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
+        let st = state.entry(voter.to_string()).or_default();
+        let is_change = e.change || (e.proxy && st.current.is_some());
+        if !is_change && let Some(c) = st.current {
+            let (id, extra) = if rules.change_limit == Some(0) {
+                ("no-change", "")
+            } else {
+                ("one-vote", "; a change must use the 改票 format")
+            };
+            let f = where_(entries[c].floor);
+            reject(b, format!("`{voter}` already voted ({f}){extra}"), id);
+            continue;
+        }
+        // A target that names a player exactly.
+        let target = match &e.written {
+            None => Ok(None),
+            Some(w) => names.resolve(w),
+        };
         let target = match target {
             Ok(t) => t,
             Err(why) => {
@@ -392,7 +434,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             }
         };
         if let Some(tg) = &target
-            && !roster.alive_at(tg, t)
+            && !alive_at(tg, t)
         {
             reject(
                 b,
@@ -416,20 +458,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        let st = state.entry(voter.to_string()).or_default();
-        let is_change = e.change || (e.proxy && st.current.is_some());
-        if !is_change {
-            if let Some(c) = st.current {
-                let (id, extra) = if rules.change_limit == Some(0) {
-                    ("no-change", "")
-                } else {
-                    ("one-vote", "; a change must use the 改票 format")
-                };
-                let f = where_(entries[c].floor);
-                reject(b, format!("`{voter}` already voted ({f}){extra}"), id);
-                continue;
-            }
-        } else {
+        if is_change {
             let Some(c) = st.current else {
                 reject(
                     b,
@@ -564,7 +593,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
     for st in state.values() {
         let Some(c) = st.current else { continue };
         let b = &mut out[c];
-        if !roster.alive_at(&b.voter, t_end) {
+        if !alive_at(&b.voter, t_end) {
             let r = format!(
                 "voter `{}` went out after voting ({}); an out player's ballot does not count",
                 b.voter,
@@ -574,7 +603,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             continue;
         }
         if let Some(tg) = b.target.clone()
-            && !roster.alive_at(&tg, t_end)
+            && !alive_at(&tg, t_end)
         {
             let r = format!(
                 "target `{tg}` went out after this ballot ({})",
@@ -588,17 +617,28 @@ pub fn tally(inp: &TallyInput) -> Tally {
     counted.sort_unstable();
 
     // ---- weights ----
+    let alive_end: Vec<&str> = roster
+        .players
+        .iter()
+        .map(String::as_str)
+        .filter(|p| alive_at(p, t_end))
+        .collect();
+    let roles_end: HashMap<&str, Option<String>> = roster
+        .players
+        .iter()
+        .map(|p| (p.as_str(), role_of(p, t_end)))
+        .collect();
+    let role_end = |name: &str| -> Option<&str> { roles_end.get(name).and_then(|r| r.as_deref()) };
     let alive_with_role = |role: &str| -> usize {
-        roster
-            .alive(t_end)
+        alive_end
             .iter()
-            .filter(|p| role_of(p, t_end).as_deref() == Some(role))
+            .filter(|p| role_end(p) == Some(role))
             .count()
     };
     let sheriff = roster.sheriff_at(t_end).map(str::to_string);
     for &c in &counted {
         let voter = out[c].voter.clone();
-        let vrole = role_of(&voter, t_end);
+        let vrole = role_end(&voter).map(str::to_string);
         let vstat = roster.statuses_on(&voter, day);
         let mut w = Weight::ONE;
         let mut wn = Vec::new();
@@ -669,7 +709,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     }
                     let all_same = roles.iter().all(|r| {
                         counted.iter().any(|&o| {
-                            role_of(&out[o].voter, t_end).as_deref() == Some(r.as_str())
+                            role_end(&out[o].voter) == Some(r.as_str())
                                 && out[o].target == *my_target
                         })
                     });
@@ -732,7 +772,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         } = rule
         {
             let a = Weight::from_f64(*add).unwrap_or_default();
-            for p in roster.alive(t_end) {
+            for &p in &alive_end {
                 let k = roster
                     .statuses_on(p, day)
                     .iter()
@@ -864,7 +904,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         }
         Mode::Majority => {
             let cl = rules.clause("majority");
-            let n = roster.alive(t_end).len() as i64;
+            let n = alive_end.len() as i64;
             let mut o = match totals.first() {
                 Some(t) if t.votes.0 * 2 > n * 10 => Outcome {
                     kind: "eliminated",
@@ -902,9 +942,10 @@ pub fn tally(inp: &TallyInput) -> Tally {
 
     // ---- who has not voted ----
     let voted: Vec<&str> = counted.iter().map(|&c| out[c].voter.as_str()).collect();
-    let non_voters = roster
-        .alive(t_end)
-        .into_iter()
+    let voted: HashSet<&str> = voted.into_iter().collect();
+    let non_voters = alive_end
+        .iter()
+        .copied()
         .filter(|p| !cfg.is_director(p) && !voted.contains(p))
         .map(str::to_string)
         .collect();
@@ -950,43 +991,104 @@ pub fn tally(inp: &TallyInput) -> Tally {
     }
 }
 
-/// A written target names a player exactly; otherwise say why not and suggest names.
-fn resolve_target(written: &str, players: &[String]) -> Result<Option<String>, String> {
-    if written.is_empty() {
-        return Err("no target written after 投票对象".into());
+/// Target names: exact lookup, and for names that match no player, the reason with the
+/// closest player names (memoised: the same misspelling is common).
+struct Names<'a> {
+    players: &'a [String],
+    set: HashSet<&'a str>,
+    chars: Vec<Vec<char>>,
+    memo: HashMap<String, Result<Option<String>, String>>,
+}
+
+impl<'a> Names<'a> {
+    fn new(players: &'a [String]) -> Self {
+        Names {
+            players,
+            set: players.iter().map(String::as_str).collect(),
+            chars: Vec::new(),
+            memo: HashMap::new(),
+        }
     }
-    if players.iter().any(|p| p == written) {
-        return Ok(Some(written.to_string()));
+
+    /// A written target names a player exactly; otherwise say why not and suggest names.
+    fn resolve(&mut self, written: &str) -> Result<Option<String>, String> {
+        if self.set.contains(written) {
+            return Ok(Some(written.to_string()));
+        }
+        if let Some(r) = self.memo.get(written) {
+            return r.clone();
+        }
+        let r = Err(self.why_not(written));
+        self.memo.insert(written.to_string(), r.clone());
+        r
     }
-    let containing: Vec<&String> = players.iter().filter(|p| p.contains(written)).collect();
-    if containing.len() > 1 {
-        let names: Vec<&str> = containing.iter().map(|s| s.as_str()).collect();
-        return Err(format!(
-            "ambiguous target `{written}`: it could be {}; a target must name one player exactly",
-            names.join(", ")
-        ));
+
+    fn why_not(&mut self, written: &str) -> String {
+        if written.is_empty() {
+            return "no target written after 投票对象".into();
+        }
+        let players = self.players;
+        let containing: Vec<&str> = players
+            .iter()
+            .filter(|p| p.contains(written))
+            .map(String::as_str)
+            .collect();
+        if containing.len() > 1 {
+            return format!(
+                "ambiguous target `{written}`: it could be {}; a target must name one player exactly",
+                containing.join(", ")
+            );
+        }
+        if self.chars.is_empty() {
+            self.chars = players.iter().map(|p| p.chars().collect()).collect();
+        }
+        let w: Vec<char> = written.chars().collect();
+        let mut row = Vec::new();
+        let mut scored: Vec<(f64, &String)> = players
+            .iter()
+            .zip(&self.chars)
+            .map(|(p, pc)| {
+                let d = levenshtein(&w, pc, &mut row);
+                let len = w.len().max(pc.len()).max(1);
+                let mut s = 1.0 - d as f64 / len as f64;
+                if p.contains(written) || written.contains(p.as_str()) {
+                    s += 1.0;
+                }
+                (s, p)
+            })
+            .filter(|(s, _)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let names: Vec<&str> = scored.iter().take(3).map(|(_, p)| p.as_str()).collect();
+        if names.is_empty() {
+            format!("unknown target `{written}`: no player has that name")
+        } else {
+            format!(
+                "unknown target `{written}`: no player has that name exactly; closest: {}",
+                names.join(", ")
+            )
+        }
     }
-    let mut scored: Vec<(f64, &String)> = players
-        .iter()
-        .map(|p| {
-            let mut s = strsim::normalized_levenshtein(written, p);
-            if p.contains(written) || written.contains(p.as_str()) {
-                s += 1.0;
-            }
-            (s, p)
-        })
-        .filter(|(s, _)| *s > 0.0)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let names: Vec<&str> = scored.iter().take(3).map(|(_, p)| p.as_str()).collect();
-    Err(if names.is_empty() {
-        format!("unknown target `{written}`: no player has that name")
-    } else {
-        format!(
-            "unknown target `{written}`: no player has that name exactly; closest: {}",
-            names.join(", ")
-        )
-    })
+}
+
+/// Edit distance over chars (one reused row; names are short).
+fn levenshtein(a: &[char], b: &[char], row: &mut Vec<usize>) -> usize {
+    row.clear();
+    row.extend(0..=b.len());
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Whether a 改票's quote points at this earlier ballot: the findpost pid, or for quotes
