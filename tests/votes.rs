@@ -457,3 +457,270 @@ fn vote_scenarios() {
         errs.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------
+// `bansha tally` end to end: config + rule file + store → text / json / bbcode.
+// ---------------------------------------------------------------------------
+
+fn page_post(
+    pid: u64,
+    floor: u32,
+    author: &str,
+    time: i64,
+    text: &str,
+    quote: Option<u64>,
+) -> bansha::model::PagePost {
+    bansha::model::PagePost {
+        pid: Some(pid),
+        floor: Some(floor),
+        floor_label: format!("{floor}#"),
+        author: author.into(),
+        uid: None,
+        time,
+        edit: None,
+        quote: quote.map(|p| QuoteRef {
+            pid: Some(p),
+            ..Default::default()
+        }),
+        html: text.replace('\n', "<br />"),
+        text: text.into(),
+        red: String::new(),
+        large: String::new(),
+        locked: None,
+        deleted: false,
+        duplicate: false,
+    }
+}
+
+/// A game directory with a config, and a store holding the day-2 vote thread.
+fn cli_game(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bansha-votes-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+    let cfg_text = format!(
+        r#"[forum]
+base_url = "http://127.0.0.1:18080/"
+
+[game]
+name = "[075]测试"
+rules = "{}"
+db = "game.sqlite"
+directors = ["[075]导演A"]
+
+[[player]]
+name = "傻树"
+[[player]]
+name = "不见"
+[[player]]
+name = "白色防御者"
+[[player]]
+name = "大黄蜂"
+
+[[day]]
+number = 2
+vote = 7002
+closes = "2026-03-05 21:00"
+
+[[event]]
+kind = "sheriff"
+player = "傻树"
+at = "2026-03-04 21:00"
+"#,
+        rules.display()
+    );
+    let cfg_path = dir.join("game.toml");
+    std::fs::write(&cfg_path, cfg_text).unwrap();
+    let cfg = Config::load(&cfg_path).unwrap();
+    let ts = |s: &str| {
+        cfg.ts(bansha::config::LocalTime(
+            bansha::time::parse_naive(s).unwrap(),
+        ))
+    };
+    let posts = vec![
+        page_post(
+            1,
+            1,
+            "[075]导演A",
+            ts("2026-03-05 09:00"),
+            "第二天投票帖",
+            None,
+        ),
+        page_post(
+            2,
+            2,
+            "傻树",
+            ts("2026-03-05 10:00"),
+            "投票对象：大黄蜂\n投票理由：[/quote][size=7]大",
+            None,
+        ),
+        page_post(
+            3,
+            3,
+            "不见",
+            ts("2026-03-05 11:00"),
+            "投票对象：白色防御者\n投票理由：b",
+            None,
+        ),
+        page_post(
+            4,
+            4,
+            "不见",
+            ts("2026-03-05 15:00"),
+            "改票对象：大黄蜂\n改票理由：c",
+            Some(3),
+        ),
+        page_post(
+            5,
+            5,
+            "白色防御者",
+            ts("2026-03-05 16:00"),
+            "投票对象：大黄\n投票理由：d",
+            None,
+        ),
+    ];
+    let page = bansha::model::ThreadPage {
+        tid: 7002,
+        title: "第二天投票".into(),
+        page: 1,
+        total_pages: 1,
+        posts,
+        author_filtered: false,
+        viewer_uid: Some(1),
+    };
+    let mut store = bansha::store::Store::open(&cfg.db_path()).unwrap();
+    store
+        .store_page(
+            &cfg.forum_key(),
+            &page,
+            &bansha::store::FetchInfo {
+                source: "test".into(),
+                kind: bansha::store::SourceKind::File,
+                page: 1,
+                fetched_at: ts("2026-03-05 16:30"),
+            },
+        )
+        .unwrap();
+    cfg_path
+}
+
+fn bansha_cmd(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn tally_command_json_at_and_bbcode() {
+    let cfg = cli_game("cli");
+    let cfg = cfg.to_str().unwrap();
+    // As of 关门: 傻树 (警长, 2) + 不见 (改票) for 大黄蜂; 白色防御者 misspelt.
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["day"], 2);
+    assert_eq!(j["mode"], "elimination");
+    assert_eq!(
+        j["totals"],
+        serde_json::json!([{"target": "大黄蜂", "votes": 3}])
+    );
+    assert_eq!(j["outcome"]["kind"], "eliminated");
+    assert_eq!(j["outcome"]["player"], "大黄蜂");
+    let b = j["ballots"].as_array().unwrap();
+    // The director's opening post holds no ballot.
+    assert_eq!(b.len(), 4, "{b:?}");
+    let by_floor = |f: u64| b.iter().find(|x| x["floor"] == f).unwrap();
+    assert_eq!(by_floor(2)["weight"], 2);
+    assert_eq!(by_floor(2)["time"], "2026-03-05 10:00:00");
+    assert_eq!(by_floor(3)["valid"], false);
+    assert_eq!(by_floor(3)["reason"], "replaced by floor 4");
+    assert!(
+        by_floor(5)["reason"]
+            .as_str()
+            .unwrap()
+            .contains("closest: 大黄蜂"),
+        "{}",
+        by_floor(5)
+    );
+
+    // As of 12:00 the 改票 and the misspelt ballot are not there yet: 不见's first vote counts.
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 12:00",
+        "--format",
+        "json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = j["ballots"].as_array().unwrap();
+    assert_eq!(b.len(), 2, "{b:?}");
+    assert_eq!(b[1]["floor"], 3);
+    assert_eq!(b[1]["valid"], true);
+    assert_eq!(
+        j["totals"],
+        serde_json::json!([{"target": "大黄蜂", "votes": 2}, {"target": "白色防御者", "votes": 1}])
+    );
+
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "bbcode",
+    ]);
+    let bb = String::from_utf8(out.stdout).unwrap();
+    assert!(bb.contains("投票出局：大黄蜂"), "{bb}");
+    assert!(!bb.contains("[/quote][size=7]"), "{bb}");
+
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+    ]);
+    let tx = String::from_utf8(out.stdout).unwrap();
+    assert!(tx.contains("Not voted yet: 白色防御者, 大黄蜂"), "{tx}");
+    assert!(tx.contains("goto=findpost&ptid=7002&pid=2"), "{tx}");
+}
+
+#[test]
+fn tally_command_rejects_unknown_day_and_bad_time() {
+    let cfg = cli_game("bad");
+    let cfg = cfg.to_str().unwrap();
+    let out = bansha_cmd(&["tally", "--config", cfg, "--day", "9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("game.toml") && e.contains("no [[day]] with number = 9"),
+        "{e}"
+    );
+    let out = bansha_cmd(&["tally", "--config", cfg, "--day", "2", "--at", "tomorrow"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--at: `tomorrow`"));
+}
