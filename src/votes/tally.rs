@@ -1044,20 +1044,34 @@ impl<'a> Names<'a> {
         }
         let w: Vec<char> = written.chars().collect();
         let mut row = Vec::new();
-        let mut scored: Vec<(f64, &String)> = players
-            .iter()
-            .zip(&self.chars)
-            .map(|(p, pc)| {
-                let d = levenshtein(&w, pc, &mut row);
-                let len = w.len().max(pc.len()).max(1);
-                let mut s = 1.0 - d as f64 / len as f64;
-                if p.contains(written) || written.contains(p.as_str()) {
-                    s += 1.0;
-                }
-                (s, p)
-            })
-            .filter(|(s, _)| *s > 0.0)
-            .collect();
+        // Score = 1 - distance / longer length, +1 if one name contains the other. Keep the
+        // best three; a distance that cannot beat the third best is not computed to the end.
+        let mut scored: Vec<(f64, &String)> = Vec::with_capacity(4);
+        for (p, pc) in players.iter().zip(&self.chars) {
+            let contains = (p.len() >= written.len() && p.contains(written))
+                || (written.len() > p.len() && written.contains(p.as_str()));
+            let bonus = if contains { 1.0 } else { 0.0 };
+            let len = w.len().max(pc.len()).max(1);
+            let third = if scored.len() == 3 { scored[2].0 } else { 0.0 };
+            // Largest distance that still scores above `third`.
+            let room = (1.0 + bonus - third) * len as f64;
+            if room <= 0.0 {
+                continue;
+            }
+            let max_d = (room.ceil() as usize).saturating_sub(1).min(len);
+            let Some(d) = levenshtein(&w, pc, &mut row, max_d) else {
+                continue;
+            };
+            let sc = 1.0 - d as f64 / len as f64 + bonus;
+            if sc <= third && scored.len() == 3 {
+                continue;
+            }
+            if sc > 0.0 {
+                let at = scored.partition_point(|(x, _)| *x >= sc);
+                scored.insert(at, (sc, p));
+                scored.truncate(3);
+            }
+        }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         let names: Vec<&str> = scored.iter().take(3).map(|(_, p)| p.as_str()).collect();
         if names.is_empty() {
@@ -1071,13 +1085,18 @@ impl<'a> Names<'a> {
     }
 }
 
-/// Edit distance over chars (one reused row; names are short).
-fn levenshtein(a: &[char], b: &[char], row: &mut Vec<usize>) -> usize {
+/// Edit distance over chars (one reused row; names are short), or `None` once it is sure
+/// to exceed `max`.
+fn levenshtein(a: &[char], b: &[char], row: &mut Vec<usize>, max: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
     row.clear();
     row.extend(0..=b.len());
     for (i, ca) in a.iter().enumerate() {
         let mut prev = row[0];
         row[0] = i + 1;
+        let mut row_min = row[0];
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
             row[j + 1] = if ca == cb {
@@ -1085,10 +1104,15 @@ fn levenshtein(a: &[char], b: &[char], row: &mut Vec<usize>) -> usize {
             } else {
                 1 + prev.min(cur).min(row[j])
             };
+            row_min = row_min.min(row[j + 1]);
             prev = cur;
         }
+        if row_min > max {
+            return None;
+        }
     }
-    row[b.len()]
+    let d = row[b.len()];
+    (d <= max).then_some(d)
 }
 
 /// Whether a 改票's quote points at this earlier ballot: the findpost pid, or for quotes
@@ -1216,5 +1240,43 @@ fn tie_break(
         via: format!("{tie}: no tie-break applies, no one is out"),
         clause: rules.clause("elimination").to_string(),
         tied: tops.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lev(a: &str, b: &str, max: usize) -> Option<usize> {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        levenshtein(&a, &b, &mut Vec::new(), max)
+    }
+
+    #[test]
+    fn bounded_edit_distance() {
+        assert_eq!(lev("大黄峰", "大黄蜂", 5), Some(1));
+        assert_eq!(lev("kitten", "sitting", 3), Some(3));
+        assert_eq!(lev("kitten", "sitting", 2), None);
+        assert_eq!(lev("", "abc", 3), Some(3));
+        assert_eq!(lev("abc", "abc", 0), Some(0));
+    }
+
+    #[test]
+    fn suggestions_rank_closest_first() {
+        let players: Vec<String> = ["傻树", "不见", "白色防御者", "白色小猫", "大黄蜂", "吉祥猪"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut n = Names::new(&players);
+        assert_eq!(n.resolve("大黄蜂"), Ok(Some("大黄蜂".into())));
+        let e = n.resolve("白色防御").unwrap_err();
+        assert!(e.ends_with("closest: 白色防御者, 白色小猫"), "{e}");
+        let e = n.resolve("白色").unwrap_err();
+        assert!(e.starts_with("ambiguous target `白色`"), "{e}");
+        let e = n.resolve("傻树树").unwrap_err();
+        assert!(e.contains("closest: 傻树"), "{e}");
+        let e = n.resolve("zzzzzz").unwrap_err();
+        assert!(e.ends_with("no player has that name"), "{e}");
     }
 }
