@@ -796,7 +796,13 @@ pub fn tally(inp: &TallyInput) -> Tally {
             *totals.entry(t.clone()).or_default() += out[c].weight;
         }
     }
-    let order = |name: &str| roster.players.iter().position(|p| p == name);
+    let seat: HashMap<&str, usize> = roster
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
+    let order = |name: &str| seat.get(name).copied();
     let mut totals: Vec<Total> = totals
         .into_iter()
         .map(|(target, votes)| Total { target, votes })
