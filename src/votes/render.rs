@@ -221,7 +221,7 @@ pub fn bbcode(t: &Tally, game: &str) -> String {
     if t.secrecy != "anonymous" {
         let _ = writeln!(s, "[b]投票[/b]");
         let _ = writeln!(s, "[list]");
-        for b in &t.ballots {
+        for b in t.ballots.iter().filter(|b| !b.by_director) {
             let line = format!(
                 "{} → {}",
                 esc(&b.voter),

@@ -66,6 +66,9 @@ pub struct Ballot {
     /// Counted at its time (later replaced or not).
     #[serde(skip)]
     pub accepted: bool,
+    /// Posted by a director (e.g. the format example on the first floor): listed for the
+    /// director, left out of the public 公示.
+    pub by_director: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -277,6 +280,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             last_hour: inp.closes.is_some_and(|c| e.ts >= c - 3600 && e.ts <= c),
             url: e.url.clone(),
             accepted: false,
+            by_director: cfg.is_director(&e.voter),
         })
         .collect();
     let mut state: HashMap<String, VoterState> = HashMap::new();
