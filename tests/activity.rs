@@ -448,8 +448,9 @@ mod cli {
             .unwrap();
     }
 
-    /// A [075] day 2: 甲 posts five times and votes; 乙 posts twice and does not vote; 丙 is
-    /// out since day 1 and posts in the 投票帖 (诈尸).
+    /// A [075] day 2: 甲 posts five times and votes; 乙 posts twice and votes with a ballot
+    /// the tally rejects (a target who is no player); 丙 is out since day 1 and posts in the
+    /// 投票帖 (诈尸).
     /// Removes the game's folder when the test ends.
     struct Cleanup(PathBuf);
     impl Drop for Cleanup {
@@ -524,7 +525,15 @@ cause = "vote"
                     "2026-03-04 12:00",
                     "投票对象：乙\n投票理由：话少",
                 ),
-                post(3, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
+                post(
+                    3,
+                    202,
+                    "乙",
+                    12,
+                    "2026-03-04 12:00",
+                    "投票对象：路人\n投票理由：随便",
+                ),
+                post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
             ],
         );
         (cfgp, Cleanup(d))
@@ -571,13 +580,14 @@ cause = "vote"
         assert_eq!(players[1]["voted"], true);
         assert!(rules(1).is_empty());
         assert_eq!(players[0]["posts"], 2);
+        // 乙's ballot names no player: the tally does not count it, so 乙 did not vote.
         assert_eq!(players[0]["voted"], false);
         assert_eq!(rules(0), ["few-posts", "no-vote"]);
         assert_eq!(rules(2), ["zombie-post"]);
         let z = &players[2]["violations"][0];
         assert_eq!(z["card"], "blue");
         assert!(z["clause"].as_str().unwrap().contains("诈尸"));
-        assert_eq!(z["floors"][0]["floor"], 3);
+        assert_eq!(z["floors"][0]["floor"], 4);
         assert_eq!(
             z["floors"][0]["url"],
             "http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203"
@@ -601,7 +611,7 @@ cause = "vote"
             "activity", "--config", c, "--day", "2", "--format", "bbcode",
         ]);
         assert_eq!(code, 0);
-        assert!(out.contains("[url=http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203]投票帖3楼[/url]"), "{out}");
+        assert!(out.contains("[url=http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203]投票帖4楼[/url]"), "{out}");
     }
 
     #[test]

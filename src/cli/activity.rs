@@ -79,23 +79,29 @@ fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
     out
 }
 
-/// Until the tally lands: a player voted if they posted a ballot-shaped post (投票对象/改票对象
-/// or 弃权) in the day's 投票帖 between 开门 and 关门 while in the game.
+/// The players whose ballot counts in the tally (`valid`), judged as of 关门.
 fn ballots_that_count(
     l: &Loaded,
-    _day: u32,
+    day: u32,
     posts: &[Post],
     closes: crate::model::Timestamp,
-    _accelerated: bool,
+    accelerated: bool,
 ) -> BTreeSet<String> {
-    posts
-        .iter()
-        .filter(|p| p.time < closes && l.roster.alive_at(&p.author, p.time))
-        .filter(|p| {
-            let t = &p.first().text;
-            t.contains("投票对象") || t.contains("改票对象") || t.contains("弃权")
-        })
-        .map(|p| p.author.clone())
+    let t = crate::votes::tally(&crate::votes::TallyInput {
+        day,
+        rules: &l.rules.vote,
+        readings: &l.rules.meta.readings,
+        config: &l.cfg,
+        roster: &l.roster,
+        posts,
+        closes: Some(closes),
+        as_of: None,
+        accelerated,
+    });
+    t.ballots
+        .into_iter()
+        .filter(|b| b.valid)
+        .map(|b| b.voter)
         .collect()
 }
 
