@@ -493,7 +493,7 @@ fn page_post(
 }
 
 /// A game directory with a config, and a store holding the day-2 vote thread.
-fn cli_game(name: &str) -> PathBuf {
+fn cli_game(name: &str, extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bansha-votes-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -526,7 +526,7 @@ closes = "2026-03-05 21:00"
 kind = "sheriff"
 player = "傻树"
 at = "2026-03-04 21:00"
-"#,
+{extra}"#,
         rules.display()
     );
     let cfg_path = dir.join("game.toml");
@@ -613,7 +613,7 @@ fn bansha_cmd(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn tally_command_json_at_and_bbcode() {
-    let cfg = cli_game("cli");
+    let cfg = cli_game("cli", "");
     let cfg = cfg.to_str().unwrap();
     // As of 关门: 傻树 (警长, 2) + 不见 (改票) for 大黄蜂; 白色防御者 misspelt.
     let out = bansha_cmd(&[
@@ -711,7 +711,7 @@ fn tally_command_json_at_and_bbcode() {
 
 #[test]
 fn tally_command_rejects_unknown_day_and_bad_time() {
-    let cfg = cli_game("bad");
+    let cfg = cli_game("bad", "");
     let cfg = cfg.to_str().unwrap();
     let out = bansha_cmd(&["tally", "--config", cfg, "--day", "9"]);
     assert_eq!(out.status.code(), Some(2));
@@ -723,4 +723,37 @@ fn tally_command_rejects_unknown_day_and_bad_time() {
     let out = bansha_cmd(&["tally", "--config", cfg, "--day", "2", "--at", "tomorrow"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--at: `tomorrow`"));
+}
+
+#[test]
+fn tally_command_takes_the_directors_acceleration() {
+    // 「执行加速时，所有人不可改票」: with the day accelerated, 不见's 改票 (floor 4) fails.
+    let cfg = cli_game("accel", "\n[[event]]\nkind = \"accelerate\"\nday = 2\n");
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["accelerated"], true);
+    let b = j["ballots"].as_array().unwrap();
+    let f4 = b.iter().find(|x| x["floor"] == 4).unwrap();
+    assert_eq!(f4["valid"], false);
+    assert!(
+        f4["reason"].as_str().unwrap().contains("accelerated"),
+        "{f4}"
+    );
+    let f3 = b.iter().find(|x| x["floor"] == 3).unwrap();
+    assert_eq!(f3["valid"], true);
 }

@@ -22,7 +22,15 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let posts = store
         .posts(&cfg.forum_key(), tid)
         .map_err(CliError::runtime)?;
-    let t = tally_day(&cfg, &rules, a.day, &posts, as_of)?;
+    let process = match cfg.day(a.day).and_then(|d| d.process) {
+        Some(p) => store
+            .posts(&cfg.forum_key(), p)
+            .map_err(CliError::runtime)?,
+        None => Vec::new(),
+    };
+    let (accel, note) = acceleration(&cfg, &rules, a.day, &process);
+    let mut t = tally_day(&cfg, &rules, a.day, &posts, as_of, accel)?;
+    t.notes.extend(note);
     print!("{}", render(&cfg, &t, a.format.format));
     Ok(())
 }
@@ -54,10 +62,30 @@ pub fn vote_tid(cfg: &Config, day: u32) -> Result<u64, CliError> {
     })
 }
 
-/// Whether the day is accelerated: the director's last `accelerate`/`delay` event for
-/// the day decides (a 延时 ends the 加速 state: 「延迟成功时，不再视为“执行加速”状态」).
-/// Parsed 进程帖 requests are not consulted here yet.
-pub fn accelerated(cfg: &Config, day: u32) -> bool {
+/// Whether the day is accelerated (加速): the activity module's ruling from the 进程帖
+/// requests and the director's `accelerate`/`delay` events. If it cannot rule (the day's
+/// times are missing), the director's events alone decide, and a note says so.
+pub fn acceleration(
+    cfg: &Config,
+    rules: &RuleSet,
+    day: u32,
+    process_posts: &[Post],
+) -> (bool, Option<String>) {
+    let roster = Roster::from_config(cfg);
+    match crate::activity::acceleration(cfg, &rules.activity, &roster, day, process_posts) {
+        Ok(d) => (d.accelerated, None),
+        Err(e) => (
+            director_accelerated(cfg, day),
+            Some(format!(
+                "加速 decided from the director's accelerate/delay events only: {e}"
+            )),
+        ),
+    }
+}
+
+/// The director's last `accelerate`/`delay` event for the day (a 延时 ends the 加速
+/// state: 「延迟成功时，不再视为“执行加速”状态」).
+pub fn director_accelerated(cfg: &Config, day: u32) -> bool {
     cfg.events
         .iter()
         .filter_map(|e| match e {
@@ -76,6 +104,7 @@ pub fn tally_day(
     day: u32,
     posts: &[Post],
     as_of: Timestamp,
+    accelerated: bool,
 ) -> Result<Tally, CliError> {
     let d = cfg.day(day).ok_or_else(|| {
         CliError::Input(format!(
@@ -93,7 +122,7 @@ pub fn tally_day(
         posts,
         closes: d.closes.map(|c| cfg.ts(c)),
         as_of: Some(as_of),
-        accelerated: accelerated(cfg, day),
+        accelerated,
     }))
 }
 
