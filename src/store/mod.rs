@@ -1,1 +1,1029 @@
 //! The SQLite post store: posts keyed by (forum, tid, pid), revisions, missing marks, fetch log.
+//!
+//! What it promises (issue 2, "Store"):
+//! - The pid is the only stable key. Floors change (stock X3.4 renumbers after a deletion):
+//!   the latest floor is kept and every change is recorded in `floor_changes`.
+//! - Storing a page is one transaction and idempotent: the same page twice changes nothing
+//!   but adds a fetch-log row.
+//! - Nothing is lost: the first-seen content is kept; a changed content adds a revision.
+//!   The content hash covers the cleaned text, the red text and the edit notice (whitespace
+//!   runs collapsed) — not the raw HTML, which carries per-render jammer noise, relative
+//!   attachment times and download counts, and not the enlarged text, which the mobile API
+//!   cannot show (an HTML fetch fills it in on the revision it belongs to).
+//! - A post gone from its page is marked missing (never deleted), and un-marked when it
+//!   comes back; both are logged in `presence_log`. Missing-ness is judged only for stored
+//!   pids inside the fetched page's pid span (the last page: from its first pid on), and
+//!   never from author-filtered pages.
+//! - A locked body (banned author, 仅作者可见…) never adds a revision over readable content.
+
+mod quote;
+mod schema;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use sha2::{Digest, Sha256};
+
+use crate::model::{
+    EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,
+};
+
+pub use quote::resolve_quotes;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{db}: cannot open the database: {source}")]
+    Open {
+        db: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error(
+        "{db}: the database has schema version {found}, newer than this bansha understands \
+         ({supported}); use a newer bansha"
+    )]
+    TooNew {
+        db: String,
+        found: i64,
+        supported: i64,
+    },
+    #[error("{db}: migrating the schema to version {version}: {source}")]
+    Migrate {
+        db: String,
+        version: i64,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("{db}: {source}")]
+    Sqlite {
+        db: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("{db}: {what}")]
+    Invalid { db: String, what: String },
+}
+
+/// Where a page came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceKind {
+    /// A PC page fetched over HTTP.
+    Html,
+    /// A mobile-API JSON response fetched over HTTP.
+    Api,
+    /// A saved file (`bansha import`).
+    File,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Html => "html",
+            SourceKind::Api => "api",
+            SourceKind::File => "file",
+        }
+    }
+    fn parse(s: &str) -> SourceKind {
+        match s {
+            "html" => SourceKind::Html,
+            "api" => SourceKind::Api,
+            _ => SourceKind::File,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchInfo {
+    /// URL or file path.
+    pub source: String,
+    pub kind: SourceKind,
+    pub page: u32,
+    pub fetched_at: Timestamp,
+}
+
+/// What storing one page changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageChanges {
+    pub new_posts: Vec<u64>,
+    /// Posts whose content changed (a new revision).
+    pub changed: Vec<u64>,
+    /// Posts newly marked missing (gone from the page, or their floor shown deleted).
+    pub missing: Vec<u64>,
+    /// Posts that were missing and are back.
+    pub reappeared: Vec<u64>,
+    /// (pid, old floor, new floor) for each floor change.
+    pub refloored: Vec<(u64, Option<u32>, Option<u32>)>,
+}
+
+impl PageChanges {
+    pub fn is_empty(&self) -> bool {
+        self.new_posts.is_empty()
+            && self.changed.is_empty()
+            && self.missing.is_empty()
+            && self.reappeared.is_empty()
+            && self.refloored.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadRecord {
+    pub tid: u64,
+    pub title: String,
+    pub total_pages: u32,
+    pub last_page_seen: u32,
+    pub last_pid: Option<u64>,
+    /// Posts stored for this thread (missing ones included).
+    pub posts: u32,
+    pub last_fetched_at: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchLogEntry {
+    pub id: i64,
+    pub tid: u64,
+    pub source: String,
+    pub kind: SourceKind,
+    pub page: u32,
+    pub fetched_at: Timestamp,
+    /// `ok`, or what went wrong.
+    pub outcome: String,
+    pub posts_seen: u32,
+    pub new_posts: u32,
+    pub changed: u32,
+    pub missing: u32,
+}
+
+/// One floor change of a post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FloorChange {
+    pub pid: u64,
+    pub old_floor: Option<u32>,
+    pub new_floor: Option<u32>,
+    pub seen_at: Timestamp,
+    pub source: String,
+}
+
+/// One presence event of a post: `missing`, `deleted` or `reappeared`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresenceEvent {
+    pub pid: u64,
+    pub event: String,
+    pub at: Timestamp,
+    pub source: String,
+}
+
+pub struct Store {
+    conn: Connection,
+    /// The database file, for error messages.
+    db: String,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("db", &self.db).finish()
+    }
+}
+
+/// The content hash of a revision (see the module docs for what it covers).
+pub fn content_hash(text: &str, red: &str, edit: Option<&EditNotice>) -> String {
+    fn norm(s: &str) -> String {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+    let mut h = Sha256::new();
+    h.update(b"bansha-rev-1\0");
+    h.update(norm(text).as_bytes());
+    h.update(b"\0");
+    h.update(norm(red).as_bytes());
+    h.update(b"\0");
+    if let Some(e) = edit {
+        h.update(e.editor.as_bytes());
+        h.update(b"\0");
+        if let Some(t) = e.time {
+            h.update(t.to_string().as_bytes());
+        }
+    }
+    let out = h.finalize();
+    let mut s = String::with_capacity(64);
+    for b in out {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+pub fn lock_str(k: LockKind) -> &'static str {
+    match k {
+        LockKind::BannedAuthor => "banned-author",
+        LockKind::ModeratorBlocked => "moderator-blocked",
+        LockKind::AuthorOnly => "author-only",
+        LockKind::Password => "password",
+        LockKind::Hidden => "hidden",
+        LockKind::Pending => "pending",
+        LockKind::Other => "other",
+    }
+}
+
+fn lock_parse(s: &str) -> LockKind {
+    match s {
+        "banned-author" => LockKind::BannedAuthor,
+        "moderator-blocked" => LockKind::ModeratorBlocked,
+        "author-only" => LockKind::AuthorOnly,
+        "password" => LockKind::Password,
+        "hidden" => LockKind::Hidden,
+        "pending" => LockKind::Pending,
+        _ => LockKind::Other,
+    }
+}
+
+fn i(v: u64) -> i64 {
+    v as i64
+}
+
+fn u(v: i64) -> u64 {
+    v as u64
+}
+
+fn u32_opt(v: Option<i64>) -> Option<u32> {
+    v.map(|x| x as u32)
+}
+
+/// The stored state of one post that storing a page compares against.
+struct Existing {
+    floor: Option<u32>,
+    missing_since: Option<Timestamp>,
+    has_quote: bool,
+}
+
+struct LatestRevision {
+    seq: i64,
+    hash: String,
+    large: String,
+    locked: bool,
+    any_readable: bool,
+}
+
+impl Store {
+    /// Open (creating if needed) the database file, apply migrations, turn on WAL.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let db = path.display().to_string();
+        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+            db: db.clone(),
+            source,
+        })?;
+        Self::init(conn, db, true)
+    }
+
+    /// A private in-memory database (tests, the demo).
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let db = ":memory:".to_string();
+        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
+            db: db.clone(),
+            source,
+        })?;
+        Self::init(conn, db, false)
+    }
+
+    fn init(conn: Connection, db: String, wal: bool) -> Result<Store, StoreError> {
+        let open_err = |source| StoreError::Open {
+            db: db.clone(),
+            source,
+        };
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(open_err)?;
+        if wal {
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+                .map_err(open_err)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                tracing::warn!("{db}: journal mode is {mode}, not WAL");
+            }
+            // In WAL mode, NORMAL keeps every commit atomic; only a power cut can lose the
+            // last commits, never half of one.
+            conn.execute_batch("PRAGMA synchronous = NORMAL")
+                .map_err(open_err)?;
+        }
+        conn.execute_batch("PRAGMA foreign_keys = ON")
+            .map_err(open_err)?;
+        let mut store = Store { conn, db };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let found: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let supported = schema::current_version();
+        if found > supported {
+            return Err(StoreError::TooNew {
+                db: self.db.clone(),
+                found,
+                supported,
+            });
+        }
+        for (idx, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let version = idx as i64 + 1;
+            let db = self.db.clone();
+            let merr = |source| StoreError::Migrate {
+                db: db.clone(),
+                version,
+                source,
+            };
+            let tx = self.conn.transaction().map_err(merr)?;
+            tx.execute_batch(sql).map_err(merr)?;
+            tx.pragma_update(None, "user_version", version)
+                .map_err(merr)?;
+            tx.commit().map_err(merr)?;
+        }
+        Ok(())
+    }
+
+    /// The schema version of the open database.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The database file name (for messages).
+    pub fn db_name(&self) -> &str {
+        &self.db
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            db: self.db.clone(),
+            source,
+        }
+    }
+
+    /// Store one parsed page: one writer transaction, all of it or none. Idempotent.
+    pub fn store_page(
+        &mut self,
+        forum: &str,
+        page: &ThreadPage,
+        info: &FetchInfo,
+    ) -> Result<PageChanges, StoreError> {
+        if page.tid == 0 {
+            return Err(StoreError::Invalid {
+                db: self.db.clone(),
+                what: format!("{}: the page has no thread id", info.source),
+            });
+        }
+        let db = self.db.clone();
+        let sq = |source| StoreError::Sqlite {
+            db: db.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sq)?;
+        let changes = store_page_tx(&tx, forum, page, info).map_err(sq)?;
+        tx.commit().map_err(sq)?;
+        Ok(changes)
+    }
+
+    /// Record a failed fetch (outcome text) in the fetch log; never touches posts.
+    pub fn log_fetch_failure(
+        &mut self,
+        forum: &str,
+        tid: u64,
+        info: &FetchInfo,
+        outcome: &str,
+    ) -> Result<(), StoreError> {
+        let outcome = if outcome.trim().is_empty() || outcome == "ok" {
+            format!("failed: {outcome}")
+        } else {
+            outcome.to_string()
+        };
+        self.conn
+            .execute(
+                "INSERT INTO fetch_log (forum, tid, source, kind, page, fetched_at, outcome)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    forum,
+                    i(tid),
+                    info.source,
+                    info.kind.as_str(),
+                    info.page,
+                    info.fetched_at,
+                    outcome
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Every stored post of a thread, by floor (posts never seen at a floor last), then pid.
+    /// Quotes without a pid are resolved against the thread's posts where exactly one fits.
+    pub fn posts(&self, forum: &str, tid: u64) -> Result<Vec<Post>, StoreError> {
+        self.read_posts(forum, tid).map_err(|e| self.err(e))
+    }
+
+    fn read_posts(&self, forum: &str, tid: u64) -> rusqlite::Result<Vec<Post>> {
+        let mut revs: HashMap<u64, (Vec<Revision>, Vec<Revision>)> = HashMap::new();
+        let mut st = self.conn.prepare_cached(
+            "SELECT pid, seen_at, hash, edit_editor, edit_time, html, text, red, large, locked
+             FROM revisions WHERE forum = ?1 AND tid = ?2 ORDER BY pid, seq",
+        )?;
+        let rows = st.query_map(params![forum, i(tid)], |r| {
+            let editor: Option<String> = r.get(3)?;
+            let edit_time: Option<i64> = r.get(4)?;
+            Ok((
+                u(r.get(0)?),
+                r.get::<_, bool>(9)?,
+                Revision {
+                    seen_at: r.get(1)?,
+                    hash: r.get(2)?,
+                    edit: editor.map(|editor| EditNotice {
+                        editor,
+                        time: edit_time,
+                    }),
+                    html: r.get(5)?,
+                    text: r.get(6)?,
+                    red: r.get(7)?,
+                    large: r.get(8)?,
+                },
+            ))
+        })?;
+        for row in rows {
+            let (pid, locked, rev) = row?;
+            let e = revs.entry(pid).or_default();
+            if locked {
+                e.1.push(rev);
+            } else {
+                e.0.push(rev);
+            }
+        }
+        let mut st = self.conn.prepare_cached(
+            "SELECT pid, floor, author, uid, time, has_quote, quote_pid, quote_author,
+                    quote_time, quote_floor, locked, missing_since
+             FROM posts WHERE forum = ?1 AND tid = ?2",
+        )?;
+        let mut posts = Vec::new();
+        let rows = st.query_map(params![forum, i(tid)], |r| {
+            let pid = u(r.get(0)?);
+            let has_quote: bool = r.get(5)?;
+            let quote = has_quote
+                .then(|| -> rusqlite::Result<QuoteRef> {
+                    Ok(QuoteRef {
+                        pid: r.get::<_, Option<i64>>(6)?.map(u),
+                        author: r.get(7)?,
+                        time: r.get(8)?,
+                        floor: u32_opt(r.get(9)?),
+                    })
+                })
+                .transpose()?;
+            Ok(Post {
+                tid,
+                pid,
+                floor: u32_opt(r.get(1)?),
+                author: r.get(2)?,
+                uid: r.get::<_, Option<i64>>(3)?.map(u),
+                time: r.get(4)?,
+                quote,
+                revisions: Vec::new(),
+                missing_since: r.get(11)?,
+                locked: r.get::<_, Option<String>>(10)?.map(|s| lock_parse(&s)),
+            })
+        })?;
+        for row in rows {
+            let mut p = row?;
+            if let Some((readable, locked)) = revs.remove(&p.pid) {
+                // Placeholder revisions of a locked body only stand in until real content
+                // is seen; they stay in the database.
+                p.revisions = if readable.is_empty() {
+                    locked
+                } else {
+                    readable
+                };
+            }
+            if p.revisions.is_empty() {
+                // Cannot happen through store_page; refuse to hand out a post without content.
+                return Err(rusqlite::Error::InvalidQuery);
+            }
+            posts.push(p);
+        }
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT pid, old_floor FROM floor_changes WHERE forum = ?1 AND tid = ?2 AND old_floor IS NOT NULL")?;
+        let old: Vec<(u64, u32)> = st
+            .query_map(params![forum, i(tid)], |r| {
+                Ok((u(r.get(0)?), r.get::<_, i64>(1)? as u32))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        resolve_quotes(&mut posts, &old);
+        posts.sort_by_key(|p| (p.floor.is_none(), p.floor, p.pid));
+        Ok(posts)
+    }
+
+    /// One stored post.
+    pub fn post(&self, forum: &str, tid: u64, pid: u64) -> Result<Option<Post>, StoreError> {
+        Ok(self.posts(forum, tid)?.into_iter().find(|p| p.pid == pid))
+    }
+
+    /// The thread's bookkeeping, if anything was ever stored for it.
+    pub fn thread(&self, forum: &str, tid: u64) -> Result<Option<ThreadRecord>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT t.title, t.total_pages, t.last_page_seen, t.last_fetched_at,
+                        (SELECT MAX(pid) FROM posts p WHERE p.forum = t.forum AND p.tid = t.tid),
+                        (SELECT COUNT(*) FROM posts p WHERE p.forum = t.forum AND p.tid = t.tid)
+                 FROM threads t WHERE t.forum = ?1 AND t.tid = ?2",
+                params![forum, i(tid)],
+                |r| {
+                    Ok(ThreadRecord {
+                        tid,
+                        title: r.get(0)?,
+                        total_pages: r.get::<_, i64>(1)? as u32,
+                        last_page_seen: r.get::<_, i64>(2)? as u32,
+                        last_fetched_at: r.get(3)?,
+                        last_pid: r.get::<_, Option<i64>>(4)?.map(u),
+                        posts: r.get::<_, i64>(5)? as u32,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every thread id stored for this forum, ascending.
+    pub fn tids(&self, forum: &str) -> Result<Vec<u64>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<u64>> {
+            let mut st = self
+                .conn
+                .prepare("SELECT tid FROM threads WHERE forum = ?1 ORDER BY tid")?;
+            st.query_map([forum], |r| Ok(u(r.get(0)?)))?.collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// The fetch log of a thread, oldest first.
+    pub fn fetch_log(&self, forum: &str, tid: u64) -> Result<Vec<FetchLogEntry>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<FetchLogEntry>> {
+            let mut st = self.conn.prepare_cached(
+                "SELECT id, source, kind, page, fetched_at, outcome, posts_seen, new_posts,
+                        changed, missing
+                 FROM fetch_log WHERE forum = ?1 AND tid = ?2 ORDER BY id",
+            )?;
+            st.query_map(params![forum, i(tid)], |r| {
+                Ok(FetchLogEntry {
+                    id: r.get(0)?,
+                    tid,
+                    source: r.get(1)?,
+                    kind: SourceKind::parse(&r.get::<_, String>(2)?),
+                    page: r.get::<_, i64>(3)? as u32,
+                    fetched_at: r.get(4)?,
+                    outcome: r.get(5)?,
+                    posts_seen: r.get::<_, i64>(6)? as u32,
+                    new_posts: r.get::<_, i64>(7)? as u32,
+                    changed: r.get::<_, i64>(8)? as u32,
+                    missing: r.get::<_, i64>(9)? as u32,
+                })
+            })?
+            .collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Every floor change recorded for a thread, oldest first.
+    pub fn floor_changes(&self, forum: &str, tid: u64) -> Result<Vec<FloorChange>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<FloorChange>> {
+            let mut st = self.conn.prepare_cached(
+                "SELECT pid, old_floor, new_floor, seen_at, source FROM floor_changes
+                 WHERE forum = ?1 AND tid = ?2 ORDER BY rowid",
+            )?;
+            st.query_map(params![forum, i(tid)], |r| {
+                Ok(FloorChange {
+                    pid: u(r.get(0)?),
+                    old_floor: u32_opt(r.get(1)?),
+                    new_floor: u32_opt(r.get(2)?),
+                    seen_at: r.get(3)?,
+                    source: r.get(4)?,
+                })
+            })?
+            .collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// Every missing / deleted / reappeared event recorded for a thread, oldest first.
+    pub fn presence_log(&self, forum: &str, tid: u64) -> Result<Vec<PresenceEvent>, StoreError> {
+        let run = || -> rusqlite::Result<Vec<PresenceEvent>> {
+            let mut st = self.conn.prepare_cached(
+                "SELECT pid, event, at, source FROM presence_log
+                 WHERE forum = ?1 AND tid = ?2 ORDER BY rowid",
+            )?;
+            st.query_map(params![forum, i(tid)], |r| {
+                Ok(PresenceEvent {
+                    pid: u(r.get(0)?),
+                    event: r.get(1)?,
+                    at: r.get(2)?,
+                    source: r.get(3)?,
+                })
+            })?
+            .collect()
+        };
+        run().map_err(|e| self.err(e))
+    }
+}
+
+fn store_page_tx(
+    tx: &Transaction<'_>,
+    forum: &str,
+    page: &ThreadPage,
+    info: &FetchInfo,
+) -> rusqlite::Result<PageChanges> {
+    let tid = i(page.tid);
+    let at = info.fetched_at;
+    let src = info.source.as_str();
+    let mut ch = PageChanges::default();
+
+    upsert_thread(tx, forum, page, at)?;
+
+    let mut seen: Vec<u64> = Vec::new();
+    let mut seen_set: HashSet<u64> = HashSet::new();
+    let mut placeholder_floors: Vec<u32> = Vec::new();
+    for pp in &page.posts {
+        if pp.duplicate {
+            // A pinned/推荐 copy: the original is on its own page.
+            continue;
+        }
+        let pid = match pp.pid {
+            Some(pid) if !pp.deleted => pid,
+            _ => {
+                if !page.author_filtered
+                    && let Some(f) = pp.floor
+                {
+                    placeholder_floors.push(f);
+                }
+                continue;
+            }
+        };
+        if !seen_set.insert(pid) {
+            continue;
+        }
+        seen.push(pid);
+        let floor = if page.author_filtered { None } else { pp.floor };
+        match existing(tx, forum, tid, pid)? {
+            None => {
+                insert_post(tx, forum, tid, pid, pp, floor, at)?;
+                insert_revision(tx, forum, tid, pid, 0, pp, at, src)?;
+                ch.new_posts.push(pid);
+            }
+            Some(ex) => {
+                update_post(tx, forum, tid, pid, pp, &ex, floor, at, src, &mut ch)?;
+            }
+        }
+    }
+
+    // Deleted-floor placeholders: the post last seen at that floor is gone.
+    for f in placeholder_floors {
+        let mut st = tx.prepare_cached(
+            "SELECT pid FROM posts WHERE forum = ?1 AND tid = ?2 AND floor = ?3
+             AND missing_since IS NULL",
+        )?;
+        let pids: Vec<u64> = st
+            .query_map(params![forum, tid, f], |r| Ok(u(r.get(0)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for pid in pids {
+            if seen_set.contains(&pid) {
+                continue;
+            }
+            mark_missing(tx, forum, tid, pid, at, src, true)?;
+            ch.missing.push(pid);
+        }
+    }
+
+    // Missing-ness: stored pids inside this page's pid span that the page no longer shows.
+    if !page.author_filtered && !seen.is_empty() {
+        let lo = *seen.iter().min().unwrap();
+        let hi = if page.page >= page.total_pages {
+            u64::MAX >> 1
+        } else {
+            *seen.iter().max().unwrap()
+        };
+        let mut st = tx.prepare_cached(
+            "SELECT pid FROM posts WHERE forum = ?1 AND tid = ?2 AND pid BETWEEN ?3 AND ?4
+             AND missing_since IS NULL",
+        )?;
+        let pids: Vec<u64> = st
+            .query_map(params![forum, tid, i(lo), i(hi)], |r| Ok(u(r.get(0)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for pid in pids {
+            if !seen_set.contains(&pid) {
+                mark_missing(tx, forum, tid, pid, at, src, false)?;
+                ch.missing.push(pid);
+            }
+        }
+    }
+
+    tx.execute(
+        "INSERT INTO fetch_log (forum, tid, source, kind, page, fetched_at, outcome, posts_seen,
+                                new_posts, changed, missing)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ok', ?7, ?8, ?9, ?10)",
+        params![
+            forum,
+            tid,
+            src,
+            info.kind.as_str(),
+            page.page,
+            at,
+            seen.len() as i64,
+            ch.new_posts.len() as i64,
+            ch.changed.len() as i64,
+            ch.missing.len() as i64
+        ],
+    )?;
+    Ok(ch)
+}
+
+fn upsert_thread(
+    tx: &Transaction<'_>,
+    forum: &str,
+    page: &ThreadPage,
+    at: Timestamp,
+) -> rusqlite::Result<()> {
+    let tid = i(page.tid);
+    tx.execute(
+        "INSERT OR IGNORE INTO threads (forum, tid) VALUES (?1, ?2)",
+        params![forum, tid],
+    )?;
+    if !page.title.trim().is_empty() {
+        tx.execute(
+            "UPDATE threads SET title = ?3 WHERE forum = ?1 AND tid = ?2",
+            params![forum, tid, page.title],
+        )?;
+    }
+    if !page.author_filtered {
+        // The pager's page count is the latest truth; the last page seen never exceeds it.
+        let total = page.total_pages.max(1);
+        tx.execute(
+            "UPDATE threads SET total_pages = ?3,
+                 last_page_seen = MIN(MAX(last_page_seen, ?4), ?3)
+             WHERE forum = ?1 AND tid = ?2",
+            params![forum, tid, total, page.page],
+        )?;
+    }
+    tx.execute(
+        "UPDATE threads SET last_fetched_at = MAX(COALESCE(last_fetched_at, ?3), ?3)
+         WHERE forum = ?1 AND tid = ?2",
+        params![forum, tid, at],
+    )?;
+    Ok(())
+}
+
+fn existing(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+) -> rusqlite::Result<Option<Existing>> {
+    let mut st = tx.prepare_cached(
+        "SELECT floor, missing_since, has_quote FROM posts
+         WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+    )?;
+    st.query_row(params![forum, tid, i(pid)], |r| {
+        Ok(Existing {
+            floor: u32_opt(r.get(0)?),
+            missing_since: r.get(1)?,
+            has_quote: r.get(2)?,
+        })
+    })
+    .optional()
+}
+
+fn insert_post(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+    pp: &PagePost,
+    floor: Option<u32>,
+    at: Timestamp,
+) -> rusqlite::Result<()> {
+    let q = pp.quote.as_ref();
+    let mut st = tx.prepare_cached(
+        "INSERT INTO posts (forum, tid, pid, floor, author, uid, time, has_quote, quote_pid,
+                            quote_author, quote_time, quote_floor, locked, first_seen, last_seen)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)",
+    )?;
+    st.execute(params![
+        forum,
+        tid,
+        i(pid),
+        floor,
+        pp.author,
+        pp.uid.map(i),
+        pp.time,
+        q.is_some(),
+        q.and_then(|q| q.pid).map(i),
+        q.and_then(|q| q.author.clone()),
+        q.and_then(|q| q.time),
+        q.and_then(|q| q.floor),
+        pp.locked.map(lock_str),
+        at
+    ])?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert_revision(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+    seq: i64,
+    pp: &PagePost,
+    at: Timestamp,
+    src: &str,
+) -> rusqlite::Result<()> {
+    let mut st = tx.prepare_cached(
+        "INSERT INTO revisions (forum, tid, pid, seq, seen_at, hash, edit_editor, edit_time,
+                                html, text, red, large, locked, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    st.execute(params![
+        forum,
+        tid,
+        i(pid),
+        seq,
+        at,
+        content_hash(&pp.text, &pp.red, pp.edit.as_ref()),
+        pp.edit.as_ref().map(|e| e.editor.clone()),
+        pp.edit.as_ref().and_then(|e| e.time),
+        pp.html,
+        pp.text,
+        pp.red,
+        pp.large,
+        pp.locked.is_some(),
+        src
+    ])?;
+    Ok(())
+}
+
+fn latest_revision(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+) -> rusqlite::Result<Option<LatestRevision>> {
+    let mut st = tx.prepare_cached(
+        "SELECT seq, hash, large, locked,
+                EXISTS (SELECT 1 FROM revisions r2 WHERE r2.forum = r.forum AND r2.tid = r.tid
+                        AND r2.pid = r.pid AND r2.locked = 0)
+         FROM revisions r WHERE forum = ?1 AND tid = ?2 AND pid = ?3
+         ORDER BY seq DESC LIMIT 1",
+    )?;
+    st.query_row(params![forum, tid, i(pid)], |r| {
+        Ok(LatestRevision {
+            seq: r.get(0)?,
+            hash: r.get(1)?,
+            large: r.get(2)?,
+            locked: r.get(3)?,
+            any_readable: r.get(4)?,
+        })
+    })
+    .optional()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn update_post(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+    pp: &PagePost,
+    ex: &Existing,
+    floor: Option<u32>,
+    at: Timestamp,
+    src: &str,
+    ch: &mut PageChanges,
+) -> rusqlite::Result<()> {
+    // Floors: keep the latest, record every change. Pages that do not tell leave it alone.
+    if let Some(f) = floor
+        && ex.floor != Some(f)
+    {
+        tx.execute(
+            "UPDATE posts SET floor = ?4 WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+            params![forum, tid, i(pid), f],
+        )?;
+        tx.execute(
+            "INSERT INTO floor_changes (forum, tid, pid, old_floor, new_floor, seen_at, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![forum, tid, i(pid), ex.floor, f, at, src],
+        )?;
+        ch.refloored.push((pid, ex.floor, Some(f)));
+    }
+    if ex.missing_since.is_some() {
+        tx.execute(
+            "UPDATE posts SET missing_since = NULL, deleted = 0
+             WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+            params![forum, tid, i(pid)],
+        )?;
+        tx.execute(
+            "INSERT INTO presence_log (forum, tid, pid, event, at, source)
+             VALUES (?1, ?2, ?3, 'reappeared', ?4, ?5)",
+            params![forum, tid, i(pid), at, src],
+        )?;
+        ch.reappeared.push(pid);
+    }
+
+    // Content.
+    let hash = content_hash(&pp.text, &pp.red, pp.edit.as_ref());
+    let latest = latest_revision(tx, forum, tid, pid)?;
+    let mut new_content = false;
+    match latest {
+        None => {
+            insert_revision(tx, forum, tid, pid, 0, pp, at, src)?;
+            new_content = true;
+        }
+        Some(l) => {
+            if pp.locked.is_some() {
+                // A locked body never adds a revision: the content is unavailable, not
+                // changed. (A post first seen locked already has its placeholder revision.)
+            } else if l.locked || !l.any_readable || l.hash != hash {
+                insert_revision(tx, forum, tid, pid, l.seq + 1, pp, at, src)?;
+                new_content = true;
+            } else if l.large.is_empty() && !pp.large.is_empty() {
+                // Same content seen through a source that shows font sizes.
+                tx.execute(
+                    "UPDATE revisions SET large = ?5
+                     WHERE forum = ?1 AND tid = ?2 AND pid = ?3 AND seq = ?4",
+                    params![forum, tid, i(pid), l.seq, pp.large],
+                )?;
+            }
+        }
+    }
+    if new_content {
+        ch.changed.push(pid);
+    }
+
+    // Metadata: latest author/uid/lock state; the quote follows the latest content.
+    let q = pp.quote.as_ref();
+    let update_quote = new_content || (!ex.has_quote && q.is_some());
+    let mut st = tx.prepare_cached(
+        "UPDATE posts SET author = CASE WHEN ?4 = '' THEN author ELSE ?4 END,
+             uid = COALESCE(?5, uid), locked = ?6, last_seen = MAX(last_seen, ?7)
+         WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+    )?;
+    st.execute(params![
+        forum,
+        tid,
+        i(pid),
+        pp.author,
+        pp.uid.map(i),
+        pp.locked.map(lock_str),
+        at
+    ])?;
+    if update_quote {
+        tx.execute(
+            "UPDATE posts SET has_quote = ?4, quote_pid = ?5, quote_author = ?6,
+                 quote_time = ?7, quote_floor = ?8
+             WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+            params![
+                forum,
+                tid,
+                i(pid),
+                q.is_some(),
+                q.and_then(|q| q.pid).map(i),
+                q.and_then(|q| q.author.clone()),
+                q.and_then(|q| q.time),
+                q.and_then(|q| q.floor)
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn mark_missing(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    pid: u64,
+    at: Timestamp,
+    src: &str,
+    deleted: bool,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE posts SET missing_since = ?4, deleted = ?5
+         WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
+        params![forum, tid, i(pid), at, deleted],
+    )?;
+    tx.execute(
+        "INSERT INTO presence_log (forum, tid, pid, event, at, source)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            forum,
+            tid,
+            i(pid),
+            if deleted { "deleted" } else { "missing" },
+            at,
+            src
+        ],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

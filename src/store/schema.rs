@@ -1,0 +1,105 @@
+//! The database schema and its migrations. `PRAGMA user_version` holds the number of
+//! migrations applied; [`MIGRATIONS`] only ever grows (never edit an applied step).
+
+/// Migration `i` takes the schema from version `i` to version `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+CREATE TABLE threads (
+    forum           TEXT    NOT NULL,
+    tid             INTEGER NOT NULL,
+    title           TEXT    NOT NULL DEFAULT '',
+    total_pages     INTEGER NOT NULL DEFAULT 0,
+    last_page_seen  INTEGER NOT NULL DEFAULT 0,
+    last_fetched_at INTEGER,
+    PRIMARY KEY (forum, tid)
+);
+
+-- One row per post, keyed by pid (the only stable key). Never deleted.
+CREATE TABLE posts (
+    forum         TEXT    NOT NULL,
+    tid           INTEGER NOT NULL,
+    pid           INTEGER NOT NULL,
+    floor         INTEGER,            -- the latest floor seen (NULL: never seen as a floor)
+    author        TEXT    NOT NULL,
+    uid           INTEGER,
+    time          INTEGER NOT NULL,   -- post time as first seen
+    has_quote     INTEGER NOT NULL DEFAULT 0,
+    quote_pid     INTEGER,            -- as the page gave it; resolution happens at read time
+    quote_author  TEXT,
+    quote_time    INTEGER,
+    quote_floor   INTEGER,
+    locked        TEXT,               -- LockKind as last seen, NULL when readable
+    missing_since INTEGER,            -- gone from its page since then (NULL: present)
+    deleted       INTEGER NOT NULL DEFAULT 0, -- a deleted-floor placeholder took its floor
+    first_seen    INTEGER NOT NULL,
+    last_seen     INTEGER NOT NULL,
+    PRIMARY KEY (forum, tid, pid)
+) WITHOUT ROWID;
+CREATE INDEX posts_floor ON posts (forum, tid, floor);
+
+-- Every distinct content seen, seq 0 first. `locked` rows hold what a locked body showed
+-- and are superseded (not replaced) by the first readable content.
+CREATE TABLE revisions (
+    forum       TEXT    NOT NULL,
+    tid         INTEGER NOT NULL,
+    pid         INTEGER NOT NULL,
+    seq         INTEGER NOT NULL,
+    seen_at     INTEGER NOT NULL,
+    hash        TEXT    NOT NULL,
+    edit_editor TEXT,
+    edit_time   INTEGER,
+    html        TEXT    NOT NULL,
+    text        TEXT    NOT NULL,
+    red         TEXT    NOT NULL,
+    large       TEXT    NOT NULL,
+    locked      INTEGER NOT NULL DEFAULT 0,
+    source      TEXT    NOT NULL,
+    PRIMARY KEY (forum, tid, pid, seq)
+) WITHOUT ROWID;
+
+-- Each time a pid was seen at a different floor than before.
+CREATE TABLE floor_changes (
+    forum     TEXT    NOT NULL,
+    tid       INTEGER NOT NULL,
+    pid       INTEGER NOT NULL,
+    old_floor INTEGER,
+    new_floor INTEGER,
+    seen_at   INTEGER NOT NULL,
+    source    TEXT    NOT NULL
+);
+CREATE INDEX floor_changes_post ON floor_changes (forum, tid, pid);
+
+-- missing / deleted / reappeared, with when it was noticed.
+CREATE TABLE presence_log (
+    forum  TEXT    NOT NULL,
+    tid    INTEGER NOT NULL,
+    pid    INTEGER NOT NULL,
+    event  TEXT    NOT NULL,
+    at     INTEGER NOT NULL,
+    source TEXT    NOT NULL
+);
+CREATE INDEX presence_log_post ON presence_log (forum, tid, pid);
+
+CREATE TABLE fetch_log (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    forum      TEXT    NOT NULL,
+    tid        INTEGER NOT NULL,
+    source     TEXT    NOT NULL,
+    kind       TEXT    NOT NULL,
+    page       INTEGER NOT NULL,
+    fetched_at INTEGER NOT NULL,
+    outcome    TEXT    NOT NULL,
+    posts_seen INTEGER NOT NULL DEFAULT 0,
+    new_posts  INTEGER NOT NULL DEFAULT 0,
+    changed    INTEGER NOT NULL DEFAULT 0,
+    missing    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX fetch_log_thread ON fetch_log (forum, tid, id);
+"#,
+];
+
+/// The schema version this build writes.
+pub fn current_version() -> i64 {
+    MIGRATIONS.len() as i64
+}

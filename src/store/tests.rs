@@ -1,0 +1,635 @@
+//! Store tests: pages built by hand, each semantic of issue 2 "Store" checked on what the
+//! store hands back.
+
+use super::*;
+use crate::model::{EditNotice, LockKind, PagePost, QuoteRef, ThreadPage};
+
+const F: &str = "bbs.example.com";
+const T0: Timestamp = 1_772_600_000;
+
+fn pp(pid: u64, floor: u32, author: &str, text: &str) -> PagePost {
+    PagePost {
+        pid: Some(pid),
+        floor: Some(floor),
+        floor_label: format!("{floor}#"),
+        author: author.into(),
+        uid: Some(1000 + pid),
+        time: T0 + pid as i64 * 60,
+        edit: None,
+        quote: None,
+        html: format!("<div>{text}<font class=\"jammer\">{pid}x</font></div>"),
+        text: text.into(),
+        red: String::new(),
+        large: String::new(),
+        locked: None,
+        deleted: false,
+        duplicate: false,
+    }
+}
+
+fn page(tid: u64, page: u32, total: u32, posts: Vec<PagePost>) -> ThreadPage {
+    ThreadPage {
+        tid,
+        title: "[075]第二日投票帖".into(),
+        page,
+        total_pages: total,
+        posts,
+        author_filtered: false,
+        viewer_uid: Some(0),
+    }
+}
+
+fn info(page: u32, at: Timestamp) -> FetchInfo {
+    FetchInfo {
+        source: format!("http://bbs.example.com/forum.php?mod=viewthread&tid=7&page={page}"),
+        kind: SourceKind::Html,
+        page,
+        fetched_at: at,
+    }
+}
+
+/// A thread of `n` posts, pids 100.., floors 1.., `ppp` per page: page `p` (1-based).
+fn thread_page(n: u32, ppp: u32, p: u32, skip: &[u64]) -> ThreadPage {
+    let all: Vec<PagePost> = (1..=n)
+        .map(|f| 100 + f as u64)
+        .filter(|pid| !skip.contains(pid))
+        .enumerate()
+        .map(|(i, pid)| {
+            pp(
+                pid,
+                i as u32 + 1,
+                &format!("玩家{}", pid % 7),
+                &format!("帖子{pid}"),
+            )
+        })
+        .collect();
+    let total = (all.len() as u32).div_ceil(ppp);
+    let posts = all
+        .into_iter()
+        .skip(((p - 1) * ppp) as usize)
+        .take(ppp as usize)
+        .collect();
+    page(7, p, total, posts)
+}
+
+fn texts(s: &Store, tid: u64) -> Vec<(Option<u32>, u64, String)> {
+    s.posts(F, tid)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.floor, p.pid, p.current().text.clone()))
+        .collect()
+}
+
+#[test]
+fn stores_posts_and_thread_record() {
+    let mut s = Store::open_in_memory().unwrap();
+    let ch = s
+        .store_page(F, &thread_page(15, 10, 2, &[]), &info(2, T0 + 5000))
+        .unwrap();
+    assert_eq!(ch.new_posts, (111..=115).collect::<Vec<_>>());
+    assert!(ch.changed.is_empty() && ch.missing.is_empty());
+    let ch = s
+        .store_page(F, &thread_page(15, 10, 1, &[]), &info(1, T0 + 5001))
+        .unwrap();
+    assert_eq!(ch.new_posts.len(), 10);
+    let posts = s.posts(F, 7).unwrap();
+    assert_eq!(
+        posts.iter().map(|p| p.floor.unwrap()).collect::<Vec<_>>(),
+        (1..=15).collect::<Vec<_>>()
+    );
+    let p = &posts[4];
+    assert_eq!(
+        (p.pid, p.author.as_str(), p.uid),
+        (105, "玩家0", Some(1105))
+    );
+    assert_eq!(p.time, T0 + 105 * 60);
+    assert_eq!(p.revisions.len(), 1);
+    assert_eq!(p.first().seen_at, T0 + 5001);
+    assert!(!p.edited() && !p.missing());
+    let t = s.thread(F, 7).unwrap().unwrap();
+    assert_eq!(
+        t,
+        ThreadRecord {
+            tid: 7,
+            title: "[075]第二日投票帖".into(),
+            total_pages: 2,
+            last_page_seen: 2,
+            last_pid: Some(115),
+            posts: 15,
+            last_fetched_at: Some(T0 + 5001),
+        }
+    );
+    assert_eq!(s.thread(F, 8).unwrap(), None);
+    assert_eq!(s.thread("other.example.com", 7).unwrap(), None);
+    assert!(s.posts("other.example.com", 7).unwrap().is_empty());
+    assert_eq!(s.tids(F).unwrap(), vec![7]);
+}
+
+#[test]
+fn storing_the_same_page_twice_changes_nothing_but_the_fetch_log() {
+    let mut s = Store::open_in_memory().unwrap();
+    let pg = thread_page(8, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    let before = s.posts(F, 7).unwrap();
+    let mut again = pg.clone();
+    // A fresh render: new jammer noise in the HTML, different whitespace in the text.
+    for p in &mut again.posts {
+        p.html = p.html.replace("x</font>", "qz</font>");
+        p.text = format!("  {}\n", p.text);
+    }
+    let ch = s.store_page(F, &again, &info(1, T0 + 60)).unwrap();
+    assert!(ch.is_empty(), "{ch:?}");
+    let ch = s.store_page(F, &pg, &info(1, T0 + 120)).unwrap();
+    assert!(ch.is_empty(), "{ch:?}");
+    assert_eq!(s.posts(F, 7).unwrap(), before);
+    assert!(s.floor_changes(F, 7).unwrap().is_empty());
+    assert!(s.presence_log(F, 7).unwrap().is_empty());
+    let log = s.fetch_log(F, 7).unwrap();
+    assert_eq!(log.len(), 3);
+    assert!(log.iter().all(|e| e.outcome == "ok" && e.posts_seen == 8));
+    assert_eq!(
+        (log[0].new_posts, log[1].new_posts, log[2].new_posts),
+        (8, 0, 0)
+    );
+}
+
+#[test]
+fn an_edit_adds_a_revision_and_keeps_the_first_seen_text() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(3, 10, 1, &[]);
+    pg.posts[1].text = "投 傻树".into();
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.posts[1].text = "投 白色防御者".into();
+    pg.posts[1].edit = Some(EditNotice {
+        editor: "玩家4".into(),
+        time: Some(T0 + 30),
+    });
+    let ch = s.store_page(F, &pg, &info(1, T0 + 100)).unwrap();
+    assert_eq!(ch.changed, vec![102]);
+    assert!(ch.new_posts.is_empty());
+    // Reverting to the first text is another change, not a return to revision 0.
+    pg.posts[1].text = "投 傻树".into();
+    pg.posts[1].edit = Some(EditNotice {
+        editor: "玩家4".into(),
+        time: Some(T0 + 150),
+    });
+    let ch = s.store_page(F, &pg, &info(1, T0 + 200)).unwrap();
+    assert_eq!(ch.changed, vec![102]);
+    let p = s.post(F, 7, 102).unwrap().unwrap();
+    assert!(p.edited());
+    let r: Vec<(&str, Timestamp, Option<Timestamp>)> = p
+        .revisions
+        .iter()
+        .map(|r| {
+            (
+                r.text.as_str(),
+                r.seen_at,
+                r.edit.as_ref().and_then(|e| e.time),
+            )
+        })
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("投 傻树", T0, None),
+            ("投 白色防御者", T0 + 100, Some(T0 + 30)),
+            ("投 傻树", T0 + 200, Some(T0 + 150)),
+        ]
+    );
+    assert_eq!(p.first().text, "投 傻树");
+    assert_ne!(p.revisions[0].hash, p.revisions[1].hash);
+    assert_ne!(
+        p.revisions[0].hash, p.revisions[2].hash,
+        "edit notice is hashed"
+    );
+}
+
+#[test]
+fn red_text_change_is_a_revision_but_html_noise_is_not() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(2, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.posts[0].html = "<div>completely different markup</div>".into();
+    assert!(s.store_page(F, &pg, &info(1, T0 + 1)).unwrap().is_empty());
+    pg.posts[0].red = "帖子101".into();
+    assert_eq!(
+        s.store_page(F, &pg, &info(1, T0 + 2)).unwrap().changed,
+        vec![101]
+    );
+}
+
+#[test]
+fn renumbered_floors_keep_the_pid_record_changes_and_do_not_fake_missing_posts() {
+    let mut s = Store::open_in_memory().unwrap();
+    // 25 posts, 10 per page.
+    for p in 1..=3 {
+        s.store_page(F, &thread_page(25, 10, p, &[]), &info(p, T0))
+            .unwrap();
+    }
+    // Floor 3 (pid 103) is deleted; X3.4 renumbers: pid 111 moves from page 2 to page 1.
+    // Page 2 is fetched first: it starts at pid 112 now. pid 111 is below its span.
+    let p2 = thread_page(25, 10, 2, &[103]);
+    assert_eq!(p2.posts[0].pid, Some(112));
+    let ch = s.store_page(F, &p2, &info(2, T0 + 100)).unwrap();
+    assert!(ch.missing.is_empty(), "{ch:?}");
+    assert_eq!(ch.refloored.len(), 10);
+    assert_eq!(ch.refloored[0], (112, Some(12), Some(11)));
+    // Page 1: pid 103 is inside its span and gone; pid 111 is now floor 10.
+    let ch = s
+        .store_page(F, &thread_page(25, 10, 1, &[103]), &info(1, T0 + 200))
+        .unwrap();
+    assert_eq!(ch.missing, vec![103]);
+    assert!(ch.refloored.contains(&(111, Some(11), Some(10))));
+    assert!(ch.refloored.contains(&(104, Some(4), Some(3))));
+    assert!(!ch.refloored.iter().any(|r| r.0 == 101 || r.0 == 102));
+    let p = s.post(F, 7, 111).unwrap().unwrap();
+    assert_eq!(p.floor, Some(10));
+    assert!(!p.missing());
+    let gone = s.post(F, 7, 103).unwrap().unwrap();
+    assert_eq!(gone.missing_since, Some(T0 + 200));
+    assert_eq!(gone.floor, Some(3), "the last floor seen is kept");
+    assert_eq!(gone.current().text, "帖子103", "never deleted");
+    let changes = s.floor_changes(F, 7).unwrap();
+    let h111: Vec<_> = changes.iter().filter(|c| c.pid == 111).collect();
+    assert_eq!(h111.len(), 1);
+    assert_eq!((h111[0].old_floor, h111[0].new_floor), (Some(11), Some(10)));
+    assert_eq!(h111[0].seen_at, T0 + 200);
+    // The thread still has 25 stored posts; 24 are present.
+    let posts = s.posts(F, 7).unwrap();
+    assert_eq!(posts.len(), 25);
+    assert_eq!(posts.iter().filter(|p| !p.missing()).count(), 24);
+}
+
+#[test]
+fn last_page_judges_missing_from_its_first_pid_on() {
+    let mut s = Store::open_in_memory().unwrap();
+    for p in 1..=2 {
+        s.store_page(F, &thread_page(15, 10, p, &[]), &info(p, T0))
+            .unwrap();
+    }
+    // The last post (pid 115) is deleted; page 2 now ends at 114.
+    let ch = s
+        .store_page(F, &thread_page(15, 10, 2, &[115]), &info(2, T0 + 50))
+        .unwrap();
+    assert_eq!(ch.missing, vec![115]);
+    // A middle page (page 1 of 2) does not judge posts above its last pid.
+    let mut s = Store::open_in_memory().unwrap();
+    for p in 1..=2 {
+        s.store_page(F, &thread_page(15, 10, p, &[]), &info(p, T0))
+            .unwrap();
+    }
+    let mut p1 = thread_page(15, 10, 1, &[]);
+    p1.posts.truncate(9); // pid 110 moved to page 2 (someone's view with a different ppp)
+    let ch = s.store_page(F, &p1, &info(1, T0 + 50)).unwrap();
+    assert!(ch.missing.is_empty(), "{ch:?}");
+}
+
+#[test]
+fn author_filtered_pages_store_no_floors_and_judge_no_missing() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(10, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    // Only 玩家4's posts (pids 102 and 109), renumbered 1, 2 by the forum.
+    let mut pg = page(
+        7,
+        1,
+        1,
+        vec![
+            pp(102, 1, "玩家4", "帖子102"),
+            pp(109, 2, "玩家4", "帖子109"),
+            pp(116, 3, "玩家4", "新帖116"),
+        ],
+    );
+    pg.author_filtered = true;
+    for p in &mut pg.posts {
+        p.floor = None;
+    }
+    // Even if a parser let a number through, an author-filtered page has no floors.
+    pg.posts[2].floor = Some(3);
+    let ch = s.store_page(F, &pg, &info(1, T0 + 10)).unwrap();
+    assert_eq!(ch.new_posts, vec![116]);
+    assert!(ch.missing.is_empty() && ch.refloored.is_empty(), "{ch:?}");
+    let posts = s.posts(F, 7).unwrap();
+    assert_eq!(posts.len(), 11);
+    assert!(posts.iter().all(|p| !p.missing()));
+    assert_eq!(s.post(F, 7, 102).unwrap().unwrap().floor, Some(2));
+    let last = posts.last().unwrap();
+    assert_eq!(
+        (last.pid, last.floor),
+        (116, None),
+        "unknown floor sorts last"
+    );
+    let t = s.thread(F, 7).unwrap().unwrap();
+    assert_eq!((t.total_pages, t.last_page_seen), (1, 1));
+    // Seen later on a real page, it gets its floor (recorded as a change from unknown).
+    let ch = s
+        .store_page(F, &thread_page(16, 20, 1, &[]), &info(1, T0 + 20))
+        .unwrap();
+    assert!(ch.refloored.contains(&(116, None, Some(16))));
+}
+
+#[test]
+fn deleted_floor_placeholder_marks_that_floor_deleted_and_is_not_stored() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(5, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let mut pg = thread_page(5, 10, 1, &[]);
+    // X3.5 keeps the floor and shows `无效楼层，该帖已经被删除` with a synthetic pid.
+    pg.posts[3] = PagePost {
+        pid: Some(9_999_999),
+        author: String::new(),
+        uid: None,
+        html: "无效楼层，该帖已经被删除".into(),
+        text: "无效楼层，该帖已经被删除".into(),
+        deleted: true,
+        ..pg.posts[3].clone()
+    };
+    let ch = s.store_page(F, &pg, &info(1, T0 + 30)).unwrap();
+    assert_eq!(ch.missing, vec![104]);
+    assert!(ch.new_posts.is_empty() && ch.changed.is_empty());
+    let posts = s.posts(F, 7).unwrap();
+    assert_eq!(posts.len(), 5);
+    assert!(posts.iter().all(|p| p.pid != 9_999_999));
+    let p = s.post(F, 7, 104).unwrap().unwrap();
+    assert_eq!(p.missing_since, Some(T0 + 30));
+    assert_eq!(p.current().text, "帖子104");
+    let ev = s.presence_log(F, 7).unwrap();
+    assert_eq!(ev.len(), 1);
+    assert_eq!((ev[0].pid, ev[0].event.as_str()), (104, "deleted"));
+    // A placeholder with no pid at all, at the last floor.
+    let mut pg2 = pg.clone();
+    pg2.posts[4].pid = None;
+    pg2.posts[4].deleted = true;
+    let ch = s.store_page(F, &pg2, &info(1, T0 + 40)).unwrap();
+    assert_eq!(ch.missing, vec![105]);
+}
+
+#[test]
+fn duplicates_are_ignored_for_floors_content_and_missing() {
+    let mut s = Store::open_in_memory().unwrap();
+    for p in 1..=3 {
+        s.store_page(F, &thread_page(25, 10, p, &[]), &info(p, T0))
+            .unwrap();
+    }
+    // Page 1 with a 推荐 copy of pid 124 (page 3) on top: no floor, shortened text.
+    let mut p1 = thread_page(25, 10, 1, &[]);
+    let mut dup = pp(124, 1, "玩家5", "帖子1…");
+    dup.floor = None;
+    dup.duplicate = true;
+    p1.posts.insert(0, dup);
+    let ch = s.store_page(F, &p1, &info(1, T0 + 10)).unwrap();
+    assert!(ch.is_empty(), "{ch:?}");
+    let p = s.post(F, 7, 124).unwrap().unwrap();
+    assert_eq!((p.floor, p.revisions.len()), (Some(24), 1));
+    assert_eq!(s.fetch_log(F, 7).unwrap().last().unwrap().posts_seen, 10);
+}
+
+#[test]
+fn a_missing_post_that_comes_back_is_unmarked_and_logged() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(5, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let ch = s
+        .store_page(F, &thread_page(5, 10, 1, &[103]), &info(1, T0 + 10))
+        .unwrap();
+    assert_eq!(ch.missing, vec![103]);
+    // Still gone: not re-marked, the first noticed time stays.
+    let ch = s
+        .store_page(F, &thread_page(5, 10, 1, &[103]), &info(1, T0 + 20))
+        .unwrap();
+    assert!(ch.missing.is_empty(), "{ch:?}");
+    assert_eq!(
+        s.post(F, 7, 103).unwrap().unwrap().missing_since,
+        Some(T0 + 10)
+    );
+    // Restored by a moderator.
+    let ch = s
+        .store_page(F, &thread_page(5, 10, 1, &[]), &info(1, T0 + 30))
+        .unwrap();
+    assert_eq!(ch.reappeared, vec![103]);
+    assert!(!s.post(F, 7, 103).unwrap().unwrap().missing());
+    let ev: Vec<(u64, String, Timestamp)> = s
+        .presence_log(F, 7)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.pid, e.event, e.at))
+        .collect();
+    assert_eq!(
+        ev,
+        vec![
+            (103, "missing".into(), T0 + 10),
+            (103, "reappeared".into(), T0 + 30)
+        ]
+    );
+}
+
+#[test]
+fn a_locked_body_never_empties_the_text() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(3, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    // The author gets banned: `提示: 作者被禁止或删除 内容自动屏蔽`.
+    pg.posts[2].locked = Some(LockKind::BannedAuthor);
+    pg.posts[2].text = String::new();
+    pg.posts[2].html = "<div class=\"locked\">提示: 作者被禁止或删除 内容自动屏蔽</div>".into();
+    let ch = s.store_page(F, &pg, &info(1, T0 + 10)).unwrap();
+    assert!(ch.is_empty(), "{ch:?}");
+    let p = s.post(F, 7, 103).unwrap().unwrap();
+    assert_eq!(p.locked, Some(LockKind::BannedAuthor));
+    assert_eq!(p.revisions.len(), 1);
+    assert_eq!(p.current().text, "帖子103");
+    // Unbanned with the same text: unlocked, still one revision.
+    pg.posts[2] = thread_page(3, 10, 1, &[]).posts[2].clone();
+    assert!(s.store_page(F, &pg, &info(1, T0 + 20)).unwrap().is_empty());
+    let p = s.post(F, 7, 103).unwrap().unwrap();
+    assert_eq!((p.locked, p.revisions.len()), (None, 1));
+}
+
+#[test]
+fn a_post_first_seen_locked_gets_its_real_content_as_first_revision() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(2, 10, 1, &[]);
+    pg.posts[1].locked = Some(LockKind::Pending);
+    pg.posts[1].text = String::new();
+    let ch = s.store_page(F, &pg, &info(1, T0)).unwrap();
+    assert_eq!(ch.new_posts, vec![101, 102]);
+    let p = s.post(F, 7, 102).unwrap().unwrap();
+    assert_eq!(p.revisions.len(), 1, "a stored post always has content");
+    assert_eq!(p.locked, Some(LockKind::Pending));
+    // Approved: the readable text becomes the first (judged) revision.
+    let pg = thread_page(2, 10, 1, &[]);
+    let ch = s.store_page(F, &pg, &info(1, T0 + 60)).unwrap();
+    assert_eq!(ch.changed, vec![102]);
+    let p = s.post(F, 7, 102).unwrap().unwrap();
+    assert_eq!(p.locked, None);
+    assert_eq!(p.revisions.len(), 1);
+    assert_eq!(p.first().text, "帖子102");
+    assert_eq!(p.first().seen_at, T0 + 60);
+    assert!(!p.edited());
+}
+
+#[test]
+fn enlarged_text_from_html_fills_in_an_api_revision() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(1, 10, 1, &[]);
+    let mut api = info(1, T0);
+    api.kind = SourceKind::Api;
+    s.store_page(F, &pg, &api).unwrap();
+    pg.posts[0].large = "帖子101".into();
+    assert!(s.store_page(F, &pg, &info(1, T0 + 5)).unwrap().is_empty());
+    let p = s.post(F, 7, 101).unwrap().unwrap();
+    assert_eq!(
+        (p.revisions.len(), p.first().large.as_str()),
+        (1, "帖子101")
+    );
+    // And the API view again does not erase it.
+    pg.posts[0].large = String::new();
+    assert!(s.store_page(F, &pg, &api).unwrap().is_empty());
+    assert_eq!(s.post(F, 7, 101).unwrap().unwrap().first().large, "帖子101");
+}
+
+#[test]
+fn a_failure_mid_page_stores_nothing_of_it() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    // Make the database fail on the fourth post of the next page, after three were written.
+    s.conn
+        .execute_batch(
+            "CREATE TRIGGER boom BEFORE INSERT ON posts WHEN NEW.pid = 106
+             BEGIN SELECT RAISE(ABORT, 'disk gone'); END;",
+        )
+        .unwrap();
+    let mut pg = thread_page(6, 10, 1, &[]);
+    pg.posts[0].text = "改过的帖子101".into();
+    let err = s.store_page(F, &pg, &info(1, T0 + 10)).unwrap_err();
+    assert!(err.to_string().contains(":memory:"), "{err}");
+    assert!(err.to_string().contains("disk gone"), "{err}");
+    assert_eq!(
+        texts(&s, 7),
+        vec![
+            (Some(1), 101, "帖子101".into()),
+            (Some(2), 102, "帖子102".into()),
+            (Some(3), 103, "帖子103".into()),
+        ]
+    );
+    assert_eq!(s.fetch_log(F, 7).unwrap().len(), 1);
+    s.conn.execute_batch("DROP TRIGGER boom").unwrap();
+    let ch = s.store_page(F, &pg, &info(1, T0 + 20)).unwrap();
+    assert_eq!((ch.new_posts.len(), ch.changed.clone()), (3, vec![101]));
+}
+
+#[test]
+fn fetch_failures_are_logged_without_touching_posts() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let before = s.posts(F, 7).unwrap();
+    s.log_fetch_failure(F, 7, &info(2, T0 + 5), "HTTP 503")
+        .unwrap();
+    assert_eq!(s.posts(F, 7).unwrap(), before);
+    let log = s.fetch_log(F, 7).unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        (
+            log[1].outcome.as_str(),
+            log[1].page,
+            log[1].fetched_at,
+            log[1].kind,
+            log[1].posts_seen
+        ),
+        ("HTTP 503", 2, T0 + 5, SourceKind::Html, 0)
+    );
+    assert!(log[1].source.ends_with("page=2"));
+    assert!(log[0].id < log[1].id);
+}
+
+#[test]
+fn quotes_without_pid_resolve_from_stored_posts() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(4, 10, 1, &[]);
+    // 104 quotes 102 by author + minute-precision time; 103 quotes by findpost pid.
+    let t102 = pg.posts[1].time;
+    pg.posts[3].quote = Some(QuoteRef {
+        pid: None,
+        author: Some(pg.posts[1].author.clone()),
+        time: Some(t102 - t102 % 60),
+        floor: None,
+    });
+    pg.posts[2].quote = Some(QuoteRef {
+        pid: Some(101),
+        author: None,
+        time: None,
+        floor: None,
+    });
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    let posts = s.posts(F, 7).unwrap();
+    assert_eq!(posts[3].quote.as_ref().unwrap().pid, Some(102));
+    assert_eq!(posts[2].quote.as_ref().unwrap().pid, Some(101));
+    assert_eq!(posts[0].quote, None);
+}
+
+#[test]
+fn file_database_uses_wal_and_migrations_and_refuses_newer_schemas() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.sqlite");
+    let _ = std::fs::remove_file(&path);
+    {
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), schema::current_version());
+        let mode: String = s
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        s.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0))
+            .unwrap();
+    }
+    {
+        // Reopening keeps the data and does not re-run migrations.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.posts(F, 7).unwrap().len(), 3);
+        s.conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let err = Store::open(&path).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{msg}");
+    assert!(msg.contains("game.sqlite"), "{msg}");
+    // An unopenable path names the file.
+    let err = Store::open(&dir.join("no/such/dir/x.sqlite")).unwrap_err();
+    assert!(err.to_string().contains("x.sqlite"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_connections_on_one_file_see_each_others_commits() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-test2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shared.sqlite");
+    let _ = std::fs::remove_file(&path);
+    let mut w = Store::open(&path).unwrap();
+    let r = Store::open(&path).unwrap();
+    w.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    assert_eq!(r.posts(F, 7).unwrap().len(), 2);
+    drop((w, r));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_page_without_thread_id_is_refused() {
+    let mut s = Store::open_in_memory().unwrap();
+    let pg = page(0, 1, 1, vec![pp(1, 1, "甲", "x")]);
+    let err = s.store_page(F, &pg, &info(1, T0)).unwrap_err();
+    assert!(err.to_string().contains("no thread id"), "{err}");
+}
+
+#[test]
+fn content_hash_ignores_whitespace_layout_only() {
+    let a = content_hash("投 傻树\n理由：发言", "", None);
+    assert_eq!(a, content_hash("  投  傻树 理由：发言\r\n", "", None));
+    assert_ne!(a, content_hash("投 傻树理由：发言", "", None));
+    assert_ne!(a, content_hash("投 傻树\n理由：发言", "傻树", None));
+    assert_eq!(a.len(), 64);
+}
