@@ -12,7 +12,6 @@
 pub mod cookies;
 
 use std::fmt;
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -242,19 +241,24 @@ impl Fetcher {
     }
 
     /// A fetcher from the game config: cookies from `forum.cookie_file`, credentials from
-    /// the environment variables `forum.username_env` / `forum.password_env`. Returns the
-    /// warnings to show (files readable by others).
+    /// the environment variables `forum.username_env` / `forum.password_env`. Warnings
+    /// (files readable by others) are logged and returned.
     pub fn from_config(cfg: &Config) -> anyhow::Result<(Self, Vec<String>)> {
         let mut warnings = Vec::new();
-        if let Some(w) = permission_warning(&cfg.path) {
+        // Logged as found, so they are shown even when loading fails further on.
+        let mut warn = |w: String| {
+            tracing::warn!("{w}");
             warnings.push(w);
+        };
+        if let Some(w) = permission_warning(&cfg.path) {
+            warn(w);
         }
         let host = host_of(&cfg.forum.base_url);
         let jar = match &cfg.forum.cookie_file {
             Some(p) => {
                 let p = cfg.resolve(p);
                 if let Some(w) = permission_warning(&p) {
-                    warnings.push(w);
+                    warn(w);
                 }
                 load_cookies_txt(&p, &host)?
             }
@@ -643,11 +647,6 @@ pub fn login_outcome(body: &[u8]) -> Result<u64, String> {
             .trim()
             .to_string())
     }
-}
-
-/// Read a secret-bearing file's permissions and return warnings (config + cookie file).
-pub fn secret_file_warnings(paths: &[&Path]) -> Vec<String> {
-    paths.iter().filter_map(|p| permission_warning(p)).collect()
 }
 
 #[cfg(test)]
