@@ -709,3 +709,24 @@ fn sync_reports_a_bad_cookie_file_with_exit_2() {
         "{err}"
     );
 }
+
+#[test]
+fn expired_cookies_on_a_public_board_are_detected_from_the_guest_viewer() {
+    // The board is readable by guests, so an expired login does not show a login page:
+    // the page simply shows `discuz_uid = '0'`. With cookies configured that is an error.
+    let g = Game::new("guestview", spec(5), "", "");
+    let cookies = g.dir.join("cookies.txt");
+    g.forum.write_cookies_txt(&cookies, 103).unwrap();
+    let jar = bansha::fetch::load_cookies_txt(&cookies, "127.0.0.1").unwrap();
+    let mut d = g.daemon_with(jar, None);
+    let f = g.forum_key();
+    block_on(d.step()).unwrap();
+    assert_eq!(stored_pids(d.store(), &f, DISC).len(), 5);
+    assert!(g.forum.requests().iter().all(|r| r.uid == 103));
+    g.forum.expire_login();
+    g.advance(300);
+    let late = g.forum.add_post(DISC, "甲", "过期后的发言", g.clock.now());
+    let e = block_on(d.step()).unwrap_err().to_string();
+    assert!(e.contains("discuz_uid = '0'") && e.contains("export fresh cookies"), "{e}");
+    assert!(!stored_pids(d.store(), &f, DISC).contains(&late), "a guest view is not stored");
+}
