@@ -727,6 +727,59 @@ fn expired_cookies_on_a_public_board_are_detected_from_the_guest_viewer() {
     g.advance(300);
     let late = g.forum.add_post(DISC, "甲", "过期后的发言", g.clock.now());
     let e = block_on(d.step()).unwrap_err().to_string();
-    assert!(e.contains("discuz_uid = '0'") && e.contains("export fresh cookies"), "{e}");
-    assert!(!stored_pids(d.store(), &f, DISC).contains(&late), "a guest view is not stored");
+    assert!(
+        e.contains("discuz_uid = '0'") && e.contains("export fresh cookies"),
+        "{e}"
+    );
+    assert!(
+        !stored_pids(d.store(), &f, DISC).contains(&late),
+        "a guest view is not stored"
+    );
+}
+
+#[test]
+fn new_day_threads_are_discovered_from_the_board_by_title() {
+    let g = Game::new(
+        "discover",
+        spec(3),
+        "",
+        "fid = 2\ntitle_pattern = 'D(?P<day>\\d+) '",
+    );
+    let mut d = g.daemon();
+    let f = g.forum_key();
+    block_on(d.step()).unwrap();
+    // The director opens day 2's threads on the board; the config does not name them.
+    g.advance(600);
+    let (vote2, _) = g
+        .forum
+        .add_thread(2, "D2 投票帖", "导演", "D2 投票开始", g.clock.now());
+    let (disc2, _) = g
+        .forum
+        .add_thread(2, "D2 讨论帖", "导演", "D2 讨论开始", g.clock.now());
+    g.forum
+        .add_thread(2, "闲聊水楼", "甲", "随便聊", g.clock.now());
+    g.advance(60);
+    g.forum
+        .add_post(vote2, "傻树", "投白色防御者", g.clock.now());
+    block_on(d.step()).unwrap();
+    assert_eq!(d.config().day(2).unwrap().vote, Some(vote2));
+    assert_eq!(d.config().day(2).unwrap().discussion, vec![disc2]);
+    assert_eq!(stored_pids(d.store(), &f, vote2).len(), 2);
+    assert_eq!(stored_pids(d.store(), &f, disc2).len(), 1);
+    assert!(
+        g.forum
+            .requests()
+            .iter()
+            .any(|r| r.target.contains("module=forumdisplay&fid=2"))
+    );
+    // The board is listed at most every ten minutes, not on every poll.
+    g.forum.clear_requests();
+    g.advance(60);
+    block_on(d.step()).unwrap();
+    assert!(
+        !g.forum
+            .requests()
+            .iter()
+            .any(|r| r.target.contains("forumdisplay"))
+    );
 }

@@ -6,6 +6,7 @@
 //! [`Daemon::step`] does one pass at the clock's time, so tests drive the daemon pass by
 //! pass without waiting on the wall clock; [`Daemon::run`] loops `step` until stopped.
 
+pub mod discover;
 pub mod plan;
 pub mod reports;
 
@@ -24,6 +25,9 @@ use crate::store::{FetchInfo, PageChanges, SourceKind, Store};
 use crate::time::Clock;
 use plan::{Policy, ThreadState};
 pub use reports::{ReportWriter, StandardReports};
+
+/// Seconds between two listings of the board for thread discovery.
+const DISCOVERY_INTERVAL: i64 = 600;
 
 /// What one pass did.
 #[derive(Debug, Default, Clone)]
@@ -71,6 +75,9 @@ pub struct Daemon {
     writer: Box<dyn ReportWriter>,
     stop: Arc<AtomicBool>,
     progress: bool,
+    /// Thread discovery (`[daemon] fid` + `title_pattern`) and when it last ran.
+    discovery: Option<(u64, regex::Regex)>,
+    last_discovery: Option<Timestamp>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -92,6 +99,11 @@ impl Daemon {
         reports_dir: PathBuf,
     ) -> Self {
         let written = reports::days_written(&reports_dir);
+        let discovery = match (cfg.daemon.fid, &cfg.daemon.title_pattern) {
+            // The config loader has checked the pattern.
+            (Some(fid), Some(p)) => regex::Regex::new(p).ok().map(|re| (fid, re)),
+            _ => None,
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let fetcher = fetcher.with_stop(stop.clone());
         Daemon {
@@ -109,6 +121,8 @@ impl Daemon {
             writer: Box::new(StandardReports),
             stop,
             progress: false,
+            discovery,
+            last_discovery: None,
         }
     }
 
@@ -155,6 +169,7 @@ impl Daemon {
     /// what `bansha sync` does.
     pub async fn sync_once(&mut self) -> Result<PassSummary, DaemonError> {
         let now = self.clock.now();
+        self.discover(now).await?;
         let tids = plan::active_threads(&self.cfg, now);
         let mut sum = PassSummary::default();
         self.poll_threads(&tids, false, &mut sum).await?;
@@ -224,6 +239,52 @@ impl Daemon {
             }
         }
         tracing::info!("stopped");
+        Ok(())
+    }
+
+    /// List the board and add new day threads to the (in-memory) config; at most every
+    /// ten minutes. A failure is logged and retried later; only a login problem is fatal.
+    async fn discover(&mut self, now: Timestamp) -> Result<(), DaemonError> {
+        let Some((fid, re)) = self.discovery.clone() else {
+            return Ok(());
+        };
+        if self
+            .last_discovery
+            .is_some_and(|t| now - t < DISCOVERY_INTERVAL)
+        {
+            return Ok(());
+        }
+        let url = crate::fetch::api_forumdisplay_url(self.fetcher.base_url(), fid, 1);
+        let mut ctx = ParseContext::new(url.clone(), now);
+        ctx.tz = self.cfg.tz;
+        let list = self
+            .fetcher
+            .get_with(&url, |raw| {
+                match crate::discuz::parse_forumdisplay(&raw.body, &ctx) {
+                    Ok(l) => Verdict::Ok(l),
+                    Err(e) if e.is_login_problem() => Verdict::Login(e.to_string()),
+                    Err(e) if e.is_gone() => Verdict::Gone(e.to_string()),
+                    Err(e) if e.is_retryable() => Verdict::Retry(e.to_string()),
+                    Err(e) => Verdict::Fatal(e.to_string()),
+                }
+            })
+            .await;
+        let list = match list {
+            Ok(l) => l,
+            Err(e @ FetchError::Login { .. }) => return Err(DaemonError::Login(e)),
+            Err(e) => {
+                tracing::warn!("thread discovery on board {fid} failed: {e}");
+                return Ok(());
+            }
+        };
+        self.last_discovery = Some(now);
+        for f in discover::new_threads(&self.cfg, &list, &re) {
+            if discover::add_to_config(&mut self.cfg, &f) {
+                tracing::info!(day = f.day, tid = f.tid, kind = ?f.kind, subject = %f.subject, "discovered a day thread; add it (and the day's closes) to the config");
+            } else {
+                tracing::warn!(day = f.day, tid = f.tid, subject = %f.subject, "found another {:?} thread for the day; not polled until it is in the config", f.kind);
+            }
+        }
         Ok(())
     }
 
