@@ -783,3 +783,57 @@ fn new_day_threads_are_discovered_from_the_board_by_title() {
             .any(|r| r.target.contains("forumdisplay"))
     );
 }
+
+#[test]
+fn a_wrong_password_is_a_clear_error_that_never_shows_the_password() {
+    let g = Game::new("badpw", spec(3), "", "");
+    let login = Login {
+        username: "傻树".into(),
+        password: Secret::new("not-the-password-xyz"),
+    };
+    let mut d = g.daemon_with(CookieJar::new(), Some(login));
+    let e = block_on(d.step()).unwrap_err().to_string();
+    assert!(e.contains("login_invalid"), "{e}");
+    assert!(!e.contains("not-the-password-xyz"), "{e}");
+    assert!(d.store().posts(&g.forum_key(), DISC).unwrap().is_empty());
+}
+
+#[test]
+fn sync_logs_in_with_credentials_from_the_named_environment_variables() {
+    let mut sp = spec(4);
+    sp.site.login_required = true;
+    let g = Game::new(
+        "envlogin",
+        sp,
+        "username_env = \"BANSHA_T_USER\"\npassword_env = \"BANSHA_T_PASS\"",
+        "",
+    );
+    let out = std::process::Command::new(bin())
+        .args(["sync", "--config"])
+        .arg(&g.cfg_path)
+        .env("BANSHA_T_USER", "白色防御者")
+        .env("BANSHA_T_PASS", "pw2")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("pw2"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("7 new posts"));
+    let store = Store::open(&g.cfg().db_path()).unwrap();
+    assert_eq!(
+        stored_pids(&store, &g.forum_key(), DISC),
+        g.forum_pids(DISC)
+    );
+    assert!(g.forum.requests().iter().any(|r| r.uid == 103));
+    // Without the variables: exit 2 naming the variable.
+    let out = std::process::Command::new(bin())
+        .args(["sync", "--config"])
+        .arg(&g.cfg_path)
+        .env_remove("BANSHA_T_USER")
+        .env_remove("BANSHA_T_PASS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("BANSHA_T_USER"), "{stderr}");
+}
