@@ -837,3 +837,53 @@ fn sync_logs_in_with_credentials_from_the_named_environment_variables() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("BANSHA_T_USER"), "{stderr}");
 }
+
+#[test]
+fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
+    let g = Game::new("reportcmds", spec(3), "", "");
+    // A stand-in for the bansha executable that prints its arguments, and fails for
+    // `activity --format bbcode`.
+    let exe = g.dir.join("fake-bansha");
+    std::fs::write(
+        &exe,
+        "#!/bin/sh\ncase \"$*\" in *activity*bbcode*) echo 'no rules' >&2; exit 2;; esac\necho \"$@\"\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut d = g
+        .daemon()
+        .with_writer(Box::new(bansha::daemon::StandardReports { exe }));
+    block_on(d.step()).unwrap();
+    g.clock.set(ts("2026-03-05 21:02"));
+    let s = block_on(d.step()).unwrap();
+    let day = g.dir.join("reports/day-1");
+    let tally = std::fs::read_to_string(day.join("tally.json")).unwrap();
+    assert_eq!(
+        tally.trim(),
+        format!(
+            "tally --config {} --day 1 --format json",
+            g.cfg_path.display()
+        )
+    );
+    for f in [
+        "tally.txt",
+        "tally.bbcode",
+        "activity.txt",
+        "activity.json",
+        "posts.json",
+        "DONE",
+    ] {
+        assert!(day.join(f).exists(), "{f}");
+    }
+    assert!(!day.join("activity.bbcode").exists());
+    let errors = std::fs::read_to_string(day.join("errors.txt")).unwrap();
+    assert!(
+        errors.contains("activity --day 1 --format bbcode: no rules"),
+        "{errors}"
+    );
+    assert_eq!(s.reports.len(), 7, "{:?}", s.reports);
+}

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::*;
-use crate::daemon::{Daemon, DaemonError, PassSummary};
+use crate::daemon::{Daemon, DaemonError, PassSummary, StandardReports};
 use crate::fetch::Fetcher;
 use crate::store::Store;
 use crate::time::SystemClock;

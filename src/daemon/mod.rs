@@ -90,7 +90,9 @@ impl std::fmt::Debug for Daemon {
 }
 
 impl Daemon {
-    /// `reports_dir`: where the day's final reports go (one folder per day).
+    /// `reports_dir`: where the day's final reports go (one folder per day). Only
+    /// `posts.json` is written until [`Daemon::with_writer`] installs [`StandardReports`]
+    /// (what `bansha run` does).
     pub fn new(
         cfg: Config,
         store: Store,
@@ -118,7 +120,7 @@ impl Daemon {
             gone: BTreeMap::new(),
             written,
             reports_dir,
-            writer: Box::new(StandardReports),
+            writer: Box::new(reports::PostsOnly),
             stop,
             progress: false,
             discovery,

@@ -68,10 +68,83 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The reports a director publishes: the final state of the day's posts, the tally and the
-/// activity report, each as text, JSON and BBCode.
+/// The final state of the day's posts (`posts.json`, the shape of `bansha posts --format
+/// json`): the record the day's reports were computed from.
+pub fn write_posts_json(
+    cfg: &Config,
+    store: &Store,
+    day: u32,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
+    let forum = cfg.forum_key();
+    let mut posts = Vec::new();
+    for tid in super::plan::day_threads(cfg, day) {
+        for p in store.posts(&forum, tid)? {
+            let cur = p.current();
+            posts.push(serde_json::json!({
+                "tid": p.tid,
+                "pid": p.pid,
+                "floor": p.floor,
+                "author": p.author,
+                "uid": p.uid,
+                "time": cfg.fmt_time(p.time),
+                "quote_pid": p.quote.as_ref().and_then(|q| q.pid),
+                "text": cur.text,
+                "red": cur.red,
+                "large": cur.large,
+                "edited": p.edited(),
+                "missing": p.missing(),
+                "revisions": p.revisions.len(),
+            }));
+        }
+    }
+    let path = dir.join("posts.json");
+    write_atomic(&path, serde_json::to_string_pretty(&posts)?.as_bytes())?;
+    Ok(path)
+}
+
+/// Only the day's `posts.json`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StandardReports;
+pub struct PostsOnly;
+
+impl ReportWriter for PostsOnly {
+    fn write_day(
+        &self,
+        cfg: &Config,
+        store: &Store,
+        day: u32,
+        root: &Path,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        let dir = day_dir(root, day);
+        std::fs::create_dir_all(&dir)?;
+        Ok(vec![write_posts_json(cfg, store, day, &dir)?])
+    }
+}
+
+/// The report commands run at 关门, each in every format: `tally` and `activity`.
+pub const REPORT_COMMANDS: [&str; 2] = ["tally", "activity"];
+pub const REPORT_FORMATS: [(&str, &str); 3] =
+    [("text", "txt"), ("json", "json"), ("bbcode", "bbcode")];
+
+/// The reports a director publishes, written exactly as the report commands print them:
+/// `bansha tally` and `bansha activity` for the day in text, JSON and BBCode
+/// (`tally.txt`, `tally.json`, `tally.bbcode`, …), plus `posts.json`. It runs the `bansha`
+/// executable (`exe`) against the game config, so the files match what the director gets
+/// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of
+/// blocking the others.
+#[derive(Debug, Clone)]
+pub struct StandardReports {
+    pub exe: PathBuf,
+}
+
+impl StandardReports {
+    /// Use the running executable (the `bansha` binary).
+    pub fn current_exe() -> anyhow::Result<Self> {
+        Ok(StandardReports {
+            exe: std::env::current_exe()?,
+        })
+    }
+}
 
 impl ReportWriter for StandardReports {
     fn write_day(
@@ -83,32 +156,46 @@ impl ReportWriter for StandardReports {
     ) -> anyhow::Result<Vec<PathBuf>> {
         let dir = day_dir(root, day);
         std::fs::create_dir_all(&dir)?;
-        let mut files = Vec::new();
-        let forum = cfg.forum_key();
-        let mut posts = Vec::new();
-        for tid in super::plan::day_threads(cfg, day) {
-            for p in store.posts(&forum, tid)? {
-                let cur = p.current();
-                posts.push(serde_json::json!({
-                    "tid": p.tid,
-                    "pid": p.pid,
-                    "floor": p.floor,
-                    "author": p.author,
-                    "uid": p.uid,
-                    "time": cfg.fmt_time(p.time),
-                    "quote_pid": p.quote.as_ref().and_then(|q| q.pid),
-                    "text": cur.text,
-                    "red": cur.red,
-                    "large": cur.large,
-                    "edited": p.edited(),
-                    "missing": p.missing(),
-                    "revisions": p.revisions.len(),
-                }));
+        let mut files = vec![write_posts_json(cfg, store, day, &dir)?];
+        let mut errors = String::new();
+        for cmd in REPORT_COMMANDS {
+            for (format, ext) in REPORT_FORMATS {
+                let out = std::process::Command::new(&self.exe)
+                    .arg(cmd)
+                    .arg("--config")
+                    .arg(&cfg.path)
+                    .args(["--day", &day.to_string(), "--format", format])
+                    .stdin(std::process::Stdio::null())
+                    .output();
+                match out {
+                    Ok(o) if o.status.success() => {
+                        let path = dir.join(format!("{cmd}.{ext}"));
+                        write_atomic(&path, &o.stdout)?;
+                        files.push(path);
+                    }
+                    Ok(o) => {
+                        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
+                        tracing::error!(day, "`bansha {cmd} --format {format}` failed: {msg}");
+                        errors.push_str(&format!(
+                            "bansha {cmd} --day {day} --format {format}: {msg}\n"
+                        ));
+                    }
+                    Err(e) => {
+                        tracing::error!(day, "cannot run {}: {e}", self.exe.display());
+                        errors.push_str(&format!(
+                            "bansha {cmd} --day {day} --format {format}: cannot run {}: {e}\n",
+                            self.exe.display()
+                        ));
+                    }
+                }
             }
         }
-        let path = dir.join("posts.json");
-        write_atomic(&path, serde_json::to_string_pretty(&posts)?.as_bytes())?;
-        files.push(path);
+        if !errors.is_empty() {
+            let path = dir.join("errors.txt");
+            errors.push_str("Fix the problem and run the commands by hand, or delete DONE in this folder to have the daemon write the day again.\n");
+            write_atomic(&path, errors.as_bytes())?;
+            files.push(path);
+        }
         Ok(files)
     }
 }
