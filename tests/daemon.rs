@@ -654,12 +654,21 @@ fn sigterm_stops_run_cleanly() {
         .stderr(std::fs::File::create(g.dir.join("run.log")).unwrap())
         .spawn()
         .unwrap();
+    // The clock (the real one) is past day 1's 关门: the first pass writes its reports.
+    let day1 = g.dir.join("reports/day-1");
     wait_for("the first pass", Duration::from_secs(60), || {
-        db.exists()
-            && Store::open(&db)
-                .ok()
-                .is_some_and(|s| s.posts(&f, VOTE).is_ok_and(|p| p.len() == 3))
+        day1.join("DONE").exists()
     });
+    let store = Store::open(&db).unwrap();
+    assert_eq!(stored_pids(&store, &f, VOTE).len(), 3);
+    assert!(day1.join("posts.json").exists());
+    // The report commands ran with the real executable (their output, or their failure).
+    assert!(
+        day1.join("tally.txt").exists()
+            || std::fs::read_to_string(day1.join("errors.txt"))
+                .is_ok_and(|e| e.contains("bansha tally --day 1 --format text")),
+        "no tally report nor error"
+    );
     let st = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

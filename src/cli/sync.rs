@@ -24,8 +24,10 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         .enable_all()
         .build()
         .map_err(CliError::runtime)?;
-    let mut daemon =
-        Daemon::new(cfg, store, fetcher, Arc::new(SystemClock), reports_dir).with_progress(once);
+    let writer = StandardReports::current_exe().map_err(CliError::runtime)?;
+    let mut daemon = Daemon::new(cfg, store, fetcher, Arc::new(SystemClock), reports_dir)
+        .with_progress(once)
+        .with_writer(Box::new(writer));
     let stop = daemon.stop_flag();
     rt.block_on(async move {
         tokio::spawn(watch_signals(stop.clone()));
