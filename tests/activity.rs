@@ -1,1 +1,632 @@
-//! Integration tests: activity.
+//! Integration tests: activity. Scenario files in `tests/scenarios/activity/*.toml` describe
+//! a game (players, days, events, posts, who voted) and the report the rule post calls for,
+//! written by hand from the rule text; `rule` quotes the sentence each scenario checks.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use bansha::activity::{self, Game};
+use bansha::config::Config;
+use bansha::model::{Post, Revision};
+use bansha::roster::Roster;
+use bansha::rules::RuleSet;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    /// The rule sentence this scenario checks (quoted from the rule post).
+    rule: String,
+    /// Rule file name in `rules/` without `.toml`.
+    rules: String,
+    day: u32,
+    #[serde(default)]
+    directors: Vec<String>,
+    #[serde(default)]
+    player: Vec<toml::Value>,
+    #[serde(default, rename = "day_")]
+    days: Vec<toml::Value>,
+    #[serde(default)]
+    event: Vec<toml::Value>,
+    /// Day number (as a string key) → players with a valid ballot.
+    #[serde(default)]
+    voted: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    post: Vec<ScPost>,
+    /// Settings changed from the rule file's, to exercise them.
+    #[serde(default)]
+    settings: Settings,
+    expect: Expect,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Settings {
+    count_vote_thread: Option<bool>,
+    partial_day: Option<bansha::rules::activity::PartialDay>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScPost {
+    tid: u64,
+    author: String,
+    time: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    html: Option<String>,
+    #[serde(default)]
+    floor: Option<u32>,
+    #[serde(default)]
+    uid: Option<u64>,
+    #[serde(default)]
+    missing: bool,
+    /// Repeat this post n times, one minute apart.
+    #[serde(default)]
+    n: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    accelerated: Option<bool>,
+    delayed: Option<bool>,
+    overridden_by_director: Option<bool>,
+    accelerate_requests: Option<usize>,
+    delay_requests: Option<usize>,
+    living: Option<usize>,
+    /// Names that must not appear in the report.
+    #[serde(default)]
+    absent: Vec<String>,
+    #[serde(default)]
+    player: Vec<ExpPlayer>,
+    /// The exact 电梯楼 BBCode for `day`.
+    elevator_bbcode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpPlayer {
+    name: String,
+    posts: Option<u32>,
+    voted: Option<bool>,
+    judged: Option<bool>,
+    presence: Option<String>,
+    /// Exactly these rules, in any order (repeats count).
+    violations: Vec<String>,
+    /// The card of each violation, in the order of `violations` after sorting by rule.
+    #[serde(default)]
+    cards: Vec<String>,
+    /// Floors cited as evidence, all violations together, sorted.
+    #[serde(default)]
+    floors: Vec<u32>,
+    /// Words the note must contain.
+    note_contains: Option<String>,
+}
+
+fn scenario_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/activity")
+}
+
+fn build_config(sc: &Scenario, file: &Path) -> Config {
+    let mut root = toml::Table::new();
+    let mut forum = toml::Table::new();
+    forum.insert("base_url".into(), "http://127.0.0.1:18080/".into());
+    root.insert("forum".into(), forum.into());
+    let mut game = toml::Table::new();
+    game.insert("name".into(), "scenario".into());
+    game.insert(
+        "rules".into(),
+        format!("{}/rules/{}.toml", env!("CARGO_MANIFEST_DIR"), sc.rules).into(),
+    );
+    game.insert(
+        "directors".into(),
+        toml::Value::Array(sc.directors.iter().map(|d| d.as_str().into()).collect()),
+    );
+    root.insert("game".into(), game.into());
+    root.insert("player".into(), toml::Value::Array(sc.player.clone()));
+    root.insert("day".into(), toml::Value::Array(sc.days.clone()));
+    root.insert("event".into(), toml::Value::Array(sc.event.clone()));
+    let text = toml::to_string(&root).unwrap();
+    Config::from_str(file, &text).unwrap_or_else(|e| panic!("{}: config: {e}", file.display()))
+}
+
+fn build_posts(sc: &Scenario, cfg: &Config, file: &Path) -> HashMap<u64, Vec<Post>> {
+    let mut by_tid: HashMap<u64, Vec<Post>> = HashMap::new();
+    let mut next_floor: HashMap<u64, u32> = HashMap::new();
+    let mut pid = 1u64;
+    for p in &sc.post {
+        let t0 = bansha::time::parse_local(&p.time, cfg.tz)
+            .unwrap_or_else(|| panic!("{}: bad post time {}", file.display(), p.time));
+        for i in 0..p.n.unwrap_or(1) {
+            let nf = next_floor.entry(p.tid).or_insert(2);
+            let floor = match p.floor {
+                Some(f) if i == 0 => f,
+                _ => *nf,
+            };
+            *nf = floor.max(*nf) + 1;
+            let text = p
+                .text
+                .clone()
+                .unwrap_or_else(|| "我觉得今天要好好分析一下".into());
+            by_tid.entry(p.tid).or_default().push(Post {
+                tid: p.tid,
+                pid,
+                floor: Some(floor),
+                author: p.author.clone(),
+                uid: p.uid,
+                time: t0 + 60 * i64::from(i),
+                quote: None,
+                revisions: vec![Revision {
+                    seen_at: t0,
+                    hash: format!("h{pid}"),
+                    edit: None,
+                    html: p.html.clone().unwrap_or_else(|| text.clone()),
+                    text,
+                    red: String::new(),
+                    large: String::new(),
+                }],
+                missing_since: p.missing.then_some(t0 + 1),
+                locked: None,
+            });
+            pid += 1;
+        }
+    }
+    by_tid
+}
+
+fn run(file: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+    // `[[day]]` in the file would clash with the scenario's `day = N`; the file writes
+    // `[[day_]]` for the config's days.
+    let sc: Scenario = toml::from_str(&text).map_err(|e| format!("parse: {e}"))?;
+    if sc.rule.trim().is_empty() {
+        return Err("`rule` must quote the sentence checked".into());
+    }
+    let rs = RuleSet::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{}.toml", sc.rules)),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut rs = rs;
+    if let Some(v) = sc.settings.count_vote_thread {
+        rs.activity.count_vote_thread = v;
+    }
+    if let Some(v) = sc.settings.partial_day {
+        rs.activity.partial_day = v;
+    }
+    let cfg = build_config(&sc, file);
+    let roster = Roster::from_config(&cfg);
+    let posts = build_posts(&sc, &cfg, file);
+    let voted: BTreeMap<u32, BTreeSet<String>> = sc
+        .voted
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.parse().expect("voted keys are day numbers"),
+                v.iter().cloned().collect(),
+            )
+        })
+        .collect();
+    let g = Game {
+        cfg: &cfg,
+        rules: &rs.activity,
+        roster: &roster,
+        posts: &posts,
+        voted: &voted,
+    };
+    let r = activity::report(&g, sc.day).map_err(|e| e.to_string())?;
+    let mut errs = Vec::new();
+    let ex = &sc.expect;
+    let mut chk = |what: &str, want: Option<String>, got: String| {
+        if let Some(w) = want
+            && w != got
+        {
+            errs.push(format!("{what}: want {w}, got {got}"));
+        }
+    };
+    chk(
+        "accelerated",
+        ex.accelerated.map(|b| b.to_string()),
+        r.accel.accelerated.to_string(),
+    );
+    chk(
+        "delayed",
+        ex.delayed.map(|b| b.to_string()),
+        r.accel.delayed.to_string(),
+    );
+    chk(
+        "overridden_by_director",
+        ex.overridden_by_director.map(|b| b.to_string()),
+        r.accel.overridden_by_director.to_string(),
+    );
+    chk(
+        "accelerate_requests",
+        ex.accelerate_requests.map(|b| b.to_string()),
+        r.accel.accelerate_count.to_string(),
+    );
+    chk(
+        "delay_requests",
+        ex.delay_requests.map(|b| b.to_string()),
+        r.accel.delay_count.to_string(),
+    );
+    chk(
+        "living",
+        ex.living.map(|b| b.to_string()),
+        r.accel.living.to_string(),
+    );
+    for a in &ex.absent {
+        if r.players.iter().any(|p| &p.name == a) {
+            errs.push(format!("{a} should not be in the report"));
+        }
+    }
+    for ep in &ex.player {
+        let Some(p) = r.players.iter().find(|p| p.name == ep.name) else {
+            errs.push(format!("{} missing from the report", ep.name));
+            continue;
+        };
+        let n = &ep.name;
+        let mut chk = |what: &str, want: Option<String>, got: String| {
+            if let Some(w) = want
+                && w != got
+            {
+                errs.push(format!("{n}.{what}: want {w}, got {got}"));
+            }
+        };
+        chk(
+            "posts",
+            ep.posts.map(|x| x.to_string()),
+            p.posts.to_string(),
+        );
+        chk(
+            "voted",
+            ep.voted.map(|x| x.to_string()),
+            p.voted.to_string(),
+        );
+        chk(
+            "judged",
+            ep.judged.map(|x| x.to_string()),
+            p.judged.to_string(),
+        );
+        chk(
+            "presence",
+            ep.presence.clone(),
+            serde_json::to_value(p.presence)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        let mut got: Vec<(String, String)> = p
+            .violations
+            .iter()
+            .map(|v| (v.rule.as_str().to_string(), v.card.as_str().to_string()))
+            .collect();
+        got.sort();
+        let mut want = ep.violations.clone();
+        want.sort();
+        let got_rules: Vec<String> = got.iter().map(|(r, _)| r.clone()).collect();
+        if got_rules != want {
+            errs.push(format!("{n}.violations: want {want:?}, got {got_rules:?}"));
+        } else if !ep.cards.is_empty() {
+            let got_cards: Vec<String> = got.iter().map(|(_, c)| c.clone()).collect();
+            if got_cards != ep.cards {
+                errs.push(format!("{n}.cards: want {:?}, got {got_cards:?}", ep.cards));
+            }
+        }
+        for v in &p.violations {
+            if v.clause.trim().is_empty() {
+                errs.push(format!(
+                    "{n}: violation {} names no clause",
+                    v.rule.as_str()
+                ));
+            }
+        }
+        if !ep.floors.is_empty() {
+            let mut fl: Vec<u32> = p
+                .violations
+                .iter()
+                .flat_map(|v| v.evidence.iter().filter_map(|e| e.floor))
+                .collect();
+            fl.sort();
+            if fl != ep.floors {
+                errs.push(format!("{n}.floors: want {:?}, got {fl:?}", ep.floors));
+            }
+        }
+        if let Some(w) = &ep.note_contains
+            && !p.note.as_deref().unwrap_or("").contains(w.as_str())
+        {
+            errs.push(format!(
+                "{n}.note: want it to contain {w}, got {:?}",
+                p.note
+            ));
+        }
+    }
+    if let Some(want) = &ex.elevator_bbcode {
+        let e = activity::elevator(&g, sc.day).map_err(|e| e.to_string())?;
+        let got = activity::render::elevator_bbcode(&cfg, &e);
+        if got.trim_end() != want.trim_end() {
+            errs.push(format!("elevator:\n--- want\n{want}\n--- got\n{got}"));
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n  "))
+    }
+}
+
+#[test]
+fn activity_scenarios() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(scenario_dir())
+        .expect("tests/scenarios/activity exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no scenarios in tests/scenarios/activity"
+    );
+    let mut failed = Vec::new();
+    for f in &files {
+        if let Err(e) = run(f) {
+            failed.push(format!(
+                "{}:\n  {e}",
+                f.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failed.len(),
+        files.len(),
+        failed.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// End to end: the commands read the store and print the report.
+// ---------------------------------------------------------------------------------------
+
+mod cli {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    use bansha::model::{PagePost, ThreadPage};
+    use bansha::store::{FetchInfo, SourceKind, Store};
+
+    const BASE: &str = "http://127.0.0.1:18080/";
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("bansha-activity-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
+        let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+        PagePost {
+            pid: Some(pid),
+            floor: Some(floor),
+            floor_label: format!("{floor}#"),
+            author: author.into(),
+            uid: Some(uid),
+            time: bansha::time::parse_local(time, tz).unwrap(),
+            edit: None,
+            quote: None,
+            html: text.into(),
+            text: text.into(),
+            red: String::new(),
+            large: String::new(),
+            locked: None,
+            deleted: false,
+            duplicate: false,
+        }
+    }
+
+    fn store(db: &std::path::Path, tid: u64, posts: Vec<PagePost>) {
+        let mut s = Store::open(db).unwrap();
+        let page = ThreadPage {
+            tid,
+            title: format!("thread {tid}"),
+            page: 1,
+            total_pages: 1,
+            posts,
+            author_filtered: false,
+            viewer_uid: Some(1),
+        };
+        let info = FetchInfo {
+            source: format!("{BASE}forum.php?mod=viewthread&tid={tid}"),
+            kind: SourceKind::Html,
+            page: 1,
+            fetched_at: 1_772_700_000,
+        };
+        s.store_page(&bansha::config::forum_key(BASE), &page, &info)
+            .unwrap();
+    }
+
+    /// A [075] day 2: 甲 posts five times and votes; 乙 posts twice and does not vote; 丙 is
+    /// out since day 1 and posts in the 投票帖 (诈尸).
+    /// Removes the game's folder when the test ends.
+    struct Cleanup(PathBuf);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn game(name: &str) -> (PathBuf, Cleanup) {
+        let d = dir(name);
+        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+        let cfg = format!(
+            r#"[forum]
+base_url = "{BASE}"
+[game]
+name = "e2e"
+rules = "{}"
+db = "game.sqlite"
+directors = ["导演"]
+[[player]]
+name = "甲"
+seat = 2
+[[player]]
+name = "乙"
+seat = 1
+uid = 12
+[[player]]
+name = "丙"
+seat = 3
+[[day]]
+number = 2
+discussion = [701]
+vote = 702
+process = 703
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+[[event]]
+kind = "out"
+player = "丙"
+at = "2026-03-03 21:10"
+cause = "vote"
+"#,
+            rules.display()
+        );
+        let cfgp = d.join("game.toml");
+        std::fs::write(&cfgp, cfg).unwrap();
+        let db = d.join("game.sqlite");
+        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
+        for i in 0..5 {
+            disc.push(post(
+                2 + i,
+                101 + u64::from(i),
+                "甲",
+                11,
+                "2026-03-04 10:00",
+                "分析一下",
+            ));
+        }
+        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
+        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
+        store(&db, 701, disc);
+        store(
+            &db,
+            702,
+            vec![
+                post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
+                post(
+                    2,
+                    201,
+                    "甲",
+                    11,
+                    "2026-03-04 12:00",
+                    "投票对象：乙\n投票理由：话少",
+                ),
+                post(3, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
+            ],
+        );
+        (cfgp, Cleanup(d))
+    }
+
+    fn bansha(args: &[&str]) -> (i32, String, String) {
+        let o = Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn activity_json_follows_the_contract() {
+        let (cfg, _cleanup) = game("json");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) =
+            bansha(&["activity", "--config", c, "--day", "2", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["day"], 2);
+        assert_eq!(v["accelerated"], false);
+        let players = v["players"].as_array().unwrap();
+        // Seat order: 乙 (1), 甲 (2), 丙 (3, out, listed for 诈尸); the director never.
+        let names: Vec<&str> = players
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["乙", "甲", "丙"]);
+        let rules = |i: usize| -> Vec<String> {
+            players[i]["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["rule"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(players[1]["posts"], 5);
+        assert_eq!(players[1]["voted"], true);
+        assert!(rules(1).is_empty());
+        assert_eq!(players[0]["posts"], 2);
+        assert_eq!(players[0]["voted"], false);
+        assert_eq!(rules(0), ["few-posts", "no-vote"]);
+        assert_eq!(rules(2), ["zombie-post"]);
+        let z = &players[2]["violations"][0];
+        assert_eq!(z["card"], "blue");
+        assert!(z["clause"].as_str().unwrap().contains("诈尸"));
+        assert_eq!(z["floors"][0]["floor"], 3);
+        assert_eq!(
+            z["floors"][0]["url"],
+            "http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203"
+        );
+        for p in players {
+            for v in p["violations"].as_array().unwrap() {
+                assert!(v["detail"].is_string() && v["card"].is_string());
+            }
+        }
+    }
+
+    #[test]
+    fn activity_text_and_bbcode_name_the_clause() {
+        let (cfg, _cleanup) = game("text");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&["activity", "--config", c, "--day", "2"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("乙 黄牌 [few-posts]"), "{out}");
+        assert!(out.contains("在未执行加速的讨论日发言不足五帖"), "{out}");
+        let (code, out, _) = bansha(&[
+            "activity", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0);
+        assert!(out.contains("[url=http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203]投票帖3楼[/url]"), "{out}");
+    }
+
+    #[test]
+    fn elevator_bbcode_from_the_store() {
+        let (cfg, _cleanup) = game("elevator");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&[
+            "elevator", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        // 甲's uid is not in the config: it comes from 甲's stored posts. 丙 is out.
+        assert_eq!(
+            out.trim_end(),
+            "[b]第2天 电梯[/b]\n\
+             1. [url=http://127.0.0.1:18080/forum.php?mod=viewthread&tid=701&page=1&authorid=12]乙[/url]（2 帖）\n\
+             2. [url=http://127.0.0.1:18080/forum.php?mod=viewthread&tid=701&page=1&authorid=11]甲[/url]（5 帖）"
+        );
+    }
+
+    #[test]
+    fn unknown_day_is_a_usage_error_naming_the_config() {
+        let (cfg, _cleanup) = game("noday");
+        let c = cfg.to_str().unwrap();
+        let (code, _, err) = bansha(&["activity", "--config", c, "--day", "9"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("game.toml") && err.contains("day 9"), "{err}");
+    }
+}

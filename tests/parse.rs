@@ -372,6 +372,17 @@ fn truncated_and_empty_pages_are_errors_never_short_pages() {
         );
         assert!(e.to_string().contains("cut.html"));
     }
+    let s = String::from_utf8(full.clone()).unwrap();
+    let (a, b) = (
+        s.find("<div id=\"post_1001\"").unwrap(),
+        s.find("<div id='hiddenpoststip'>").unwrap(),
+    );
+    let no_posts = format!("{}{}", &s[..a], &s[b..]);
+    let e = discuz::parse_page(no_posts.as_bytes(), &ctx("np.html")).unwrap_err();
+    assert!(
+        matches!(e, PageError::Malformed { .. }),
+        "a post list without posts: {e:?}"
+    );
     for empty in [&b""[..], b"  \r\n", b"\xEF\xBB\xBF\n"] {
         let e = discuz::parse_page(empty, &ctx("empty")).unwrap_err();
         assert!(
@@ -401,4 +412,505 @@ fn api_errors_and_malformed_json() {
         assert!(ok(&e), "{}: {e:?}", String::from_utf8_lossy(bytes));
         assert!(e.to_string().contains("module=viewthread&tid=9"), "{e}");
     }
+}
+
+// ---------------------------------------------------------------- GBK page 2, relative times
+
+#[test]
+fn gbk_page2_decodes_and_reads_relative_times() {
+    let raw = fixture("thread-5001-p2-gbk.html");
+    assert!(
+        std::str::from_utf8(&raw).is_err(),
+        "the fixture really is GBK"
+    );
+    let p = page("thread-5001-p2-gbk.html");
+    assert_eq!((p.tid, p.page, p.total_pages), (5001, 2, 3));
+    assert_eq!(p.title, "【第三届】狼人杀 第一天 讨论帖");
+    assert_eq!(p.viewer_uid, Some(0), "discuz_uid = '0': logged out");
+    let now = at("2024-03-03 09:00:00");
+    let want = [
+        (Some(1011), 11, now),                       // 刚刚
+        (Some(1012), 12, now - 42),                  // 42 秒前
+        (Some(1013), 13, now - 180),                 // 3 分钟前
+        (Some(1014), 14, now - 1800),                // 半小时前
+        (Some(1015), 15, now - 5 * 3600),            // 5 小时前
+        (Some(1017), 17, at("2024-03-01 21:15")),    // 前天 21:15
+        (Some(1018), 18, at("2024-02-27 09:00:00")), // 5 天前: fetch time of day
+        (Some(1019), 19, at("2024-03-02 21:15:07")), // span title wins over 昨天
+        (Some(1020), 20, at("2024-03-02 22:00:01")), // Y-m-d with seconds
+    ];
+    for (pid, floor, time) in want {
+        let x = p.posts.iter().find(|x| x.pid == pid).unwrap();
+        assert_eq!((x.floor, x.time), (Some(floor), time), "pid {pid:?}");
+    }
+    assert_eq!(p.posts.len(), 10);
+}
+
+#[test]
+fn gbk_page2_placeholder_bodies_and_styles() {
+    let p = page("thread-5001-p2-gbk.html");
+    let del = &p.posts[5];
+    assert!(del.deleted, "rush-thread placeholder");
+    assert_eq!(
+        (del.pid, del.floor),
+        (None, Some(16)),
+        "synthetic pid ignored, floor kept"
+    );
+    assert_eq!(
+        post(&p, 1015).text,
+        "过",
+        "the real post sharing the synthetic pid is intact"
+    );
+    let a = post(&p, 1011);
+    assert_eq!(
+        a.text, "投 𠮷先生\n理由：直觉",
+        "numeric reference decoded, jammer dropped"
+    );
+    assert_eq!((a.author.as_str(), a.uid), ("钱一", Some(111)));
+    let b = post(&p, 1012);
+    let e = b.edit.as_ref().unwrap();
+    assert_eq!(
+        (e.editor.as_str(), e.time),
+        ("孔二", Some(at("2024-03-03 08:59")))
+    );
+    assert_eq!(
+        (b.text.as_str(), b.red.as_str(), b.large.as_str()),
+        ("投 3号", "投 3号", "投 3号")
+    );
+    let c = post(&p, 1013);
+    assert_eq!(
+        (c.text.as_str(), c.locked),
+        ("公开部分", Some(LockKind::Hidden))
+    );
+    let d = post(&p, 1014);
+    assert_eq!(
+        (d.text.as_str(), d.red.as_str(), d.large.as_str()),
+        ("橙色赭色普通", "", "")
+    );
+    let q = post(&p, 1019);
+    assert_eq!(
+        q.quote,
+        Some(QuoteRef {
+            pid: Some(1012),
+            author: Some("孔二".into()),
+            time: Some(at("2024-03-03 08:59")),
+            floor: None
+        })
+    );
+    assert_eq!(
+        (q.text.as_str(), q.large.as_str(), q.red.as_str()),
+        ("反对", "反对", "")
+    );
+}
+
+#[test]
+fn gbk_page_with_explicit_charset_and_wrong_guess() {
+    let raw = fixture("thread-5001-p2-gbk.html");
+    let mut c = ctx("p2");
+    c.charset = Charset::Gbk;
+    assert_eq!(
+        discuz::parse_page(&raw, &c).unwrap().posts[0].author,
+        "钱一"
+    );
+    assert!(discuz::decode(&raw, Charset::Auto, Some("text/html; charset=GBK")).contains("钱一"));
+}
+
+// ---------------------------------------------------------------- custom floor names, X3.5
+
+#[test]
+fn custom_floor_names_single_page_x35() {
+    let p = page("custom-floors-x35.html");
+    assert_eq!(
+        (p.tid, p.page, p.total_pages),
+        (6001, 1, 1),
+        "no pager: page 1 of 1"
+    );
+    assert_eq!(p.viewer_uid, Some(9));
+    let got: Vec<(u64, Option<u32>, &str, bool)> = p
+        .posts
+        .iter()
+        .map(|x| (x.pid.unwrap(), x.floor, x.floor_label.as_str(), x.duplicate))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (2001, Some(1), "楼主", false),
+            (2005, Some(4), "顶 来自 4楼", true),
+            (2002, Some(2), "沙发", false),
+            (2003, Some(3), "板凳", false),
+            (2006, Some(5), "5楼", false),
+            (2007, Some(6), "6楼", false),
+            (2008, Some(7), "幸运七", false), // unknown name: follows floor 6
+        ]
+    );
+    assert_eq!(
+        post(&p, 2001).time,
+        at("2024-05-03 21:15"),
+        "no seconds when 人性化时间 is off"
+    );
+    assert_eq!(post(&p, 2003).text, "投 4", "&nbsp; runs become spaces");
+    assert_eq!(post(&p, 2006).large, "投 5", "font size +2 = 5");
+    assert_eq!(
+        (post(&p, 2005).author.as_str(), post(&p, 2005).uid),
+        ("置顶君", Some(905))
+    );
+}
+
+#[test]
+fn custom_floor_name_list_from_the_site() {
+    let names: Vec<String> = ["楼", "楼主", "沙发", "板凳", "地板", "", "", "幸运七"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut raw = fixture("custom-floors-x35.html");
+    // Drop floor 6 so that only the list can place 幸运七.
+    let s = String::from_utf8(raw.clone()).unwrap();
+    let start = s.find("<div id=\"post_2007\"").unwrap();
+    let end = s.find("<div id=\"post_2008\"").unwrap();
+    raw = format!("{}{}", &s[..start], &s[end..]).into_bytes();
+    let p = discuz::parse_html_with_floor_names(&raw, &ctx("cf"), &names).unwrap();
+    assert_eq!(post(&p, 2008).floor, Some(7));
+    let p = discuz::parse_html(&raw, &ctx("cf")).unwrap();
+    assert_eq!(
+        post(&p, 2008).floor,
+        Some(6),
+        "without the list: derived from the previous floor"
+    );
+}
+
+// ---------------------------------------------------------------- author-filtered
+
+#[test]
+fn author_filtered_page_never_yields_floors() {
+    let p = page("author-filtered.html");
+    assert!(
+        p.author_filtered,
+        "detected from the page (显示全部楼层), not the file name"
+    );
+    assert_eq!(p.posts.len(), 3);
+    for (x, label) in p.posts.iter().zip(["1#", "2#", "3#"]) {
+        assert_eq!(x.floor, None, "renumbered positions are not floors");
+        assert_eq!(x.floor_label, label);
+        assert_eq!((x.author.as_str(), x.uid), ("李四", Some(101)));
+    }
+    assert_eq!(post(&p, 1025).text, "改票：8号");
+    assert_eq!(post(&p, 1002).time, at("2024-03-02 08:32:16"));
+    // A page whose URL says authorid= is author-filtered even with no other sign.
+    let p = discuz::parse_page(
+        &fixture("custom-floors-x35.html"),
+        &ctx("https://x/forum.php?mod=viewthread&tid=6001&authorid=901"),
+    )
+    .unwrap();
+    assert!(p.author_filtered && p.posts.iter().all(|x| x.floor.is_none()));
+}
+
+// ---------------------------------------------------------------- mobile API v4 (hand-written)
+
+#[test]
+fn api_v4_bom_positions_locks_quotes_and_lenient_types() {
+    let mut c = ctx(
+        "https://bbs.example.com/api/mobile/index.php?version=4&module=viewthread&tid=7001&page=2&ppp=3",
+    );
+    c.page = Some(2);
+    let p = discuz::parse_page(&fixture("api-7001-v4-bom.json"), &c).unwrap();
+    assert_eq!(
+        (p.tid, p.page, p.total_pages),
+        (7001, 2, 3),
+        "ceil(maxposition 8 / ppp 3)"
+    );
+    assert_eq!(p.title, "第二天 投票帖 & 进程");
+    assert_eq!(
+        p.viewer_uid,
+        Some(0),
+        "member_uid 0: guest, the login is gone"
+    );
+    let a = post(&p, 3004);
+    assert_eq!(
+        (a.floor, a.floor_label.as_str(), a.time),
+        (Some(4), "4#", 1714741200)
+    );
+    assert_eq!(
+        a.quote,
+        Some(QuoteRef {
+            pid: Some(3002),
+            author: Some("乙".into()),
+            time: Some(at("2024-05-03 20:30")),
+            floor: None
+        })
+    );
+    assert_eq!(
+        (a.text.as_str(), a.red.as_str(), a.large.as_str()),
+        ("投 9号", "投 9号", "")
+    );
+    let b = post(&p, 3005);
+    assert_eq!(b.floor, Some(6), "position wins over the sequential number");
+    assert_eq!(b.floor_label, "5#");
+    assert_eq!(
+        b.time,
+        at("2024-03-03 09:00:00") - 180,
+        "no dbdateline: relative dateline"
+    );
+    assert_eq!(
+        (b.locked, b.text.as_str()),
+        (Some(LockKind::BannedAuthor), "")
+    );
+    let d = post(&p, 3006);
+    assert_eq!(
+        (d.author.as_str(), d.uid, d.locked),
+        ("匿名", None, Some(LockKind::AuthorOnly))
+    );
+    let e = post(&p, 3007);
+    assert_eq!(e.text, "投 8");
+    let ed = e.edit.as_ref().unwrap();
+    assert_eq!(
+        (ed.editor.as_str(), ed.time),
+        ("丁", Some(at("2024-05-03 22:00")))
+    );
+}
+
+#[test]
+fn api_and_html_views_of_one_thread_agree() {
+    let html = page("custom-floors-x35.html");
+    let api = page("api-6001-v4.json");
+    assert_eq!(
+        (api.tid, api.title.as_str()),
+        (html.tid, html.title.as_str())
+    );
+    let normal: Vec<&PagePost> = html
+        .posts
+        .iter()
+        .filter(|p| !p.duplicate || p.pid == Some(2005))
+        .collect();
+    assert_eq!(api.posts.len(), normal.len());
+    for h in normal {
+        let a = post(&api, h.pid.unwrap());
+        assert_eq!(
+            (a.floor, &a.author, a.uid, a.time),
+            (h.floor, &h.author, h.uid, h.time),
+            "pid {:?}",
+            h.pid
+        );
+        // Labels are diagnostics and differ by design (顶 来自 4楼 vs 地板).
+        // The API deletes runs of two or more &nbsp; (MARKUP §10.5): compare without spaces.
+        let strip = |s: &str| s.split_whitespace().collect::<String>();
+        assert_eq!(strip(&a.text), strip(&h.text), "pid {:?}", h.pid);
+        assert_eq!(a.red, h.red);
+    }
+}
+
+// ---------------------------------------------------------------- property tests
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn seeds() -> Vec<Vec<u8>> {
+        [
+            "thread-5001-p1.html",
+            "thread-5001-p2-gbk.html",
+            "custom-floors-x35.html",
+            "api-7001-v4-bom.json",
+            "captured/s1-viewthread-1.json",
+            "msg-login-required.html",
+        ]
+        .iter()
+        .map(|n| fixture(n))
+        .collect()
+    }
+
+    fn check(bytes: &[u8]) {
+        let c = ctx("prop://input");
+        match discuz::parse_page(bytes, &c) {
+            Ok(p) => {
+                for x in &p.posts {
+                    assert!(x.pid.is_some() || x.deleted, "only placeholders lack a pid");
+                }
+            }
+            Err(e) => assert!(
+                e.to_string().contains("prop://input"),
+                "error must name the source: {e}"
+            ),
+        }
+        let _ = discuz::parse_forumdisplay(bytes, &c);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            check(&bytes);
+        }
+
+        #[test]
+        fn truncated_fixtures_never_panic(which in 0usize..6, frac in 0.0f64..1.0) {
+            let s = &seeds()[which];
+            let cut = (s.len() as f64 * frac) as usize;
+            check(&s[..cut]);
+        }
+
+        #[test]
+        fn mutated_fixtures_never_panic(
+            which in 0usize..6,
+            edits in proptest::collection::vec((0.0f64..1.0, any::<u8>(), 0usize..40), 1..8),
+        ) {
+            let mut s = seeds()[which].clone();
+            for (pos, byte, del) in edits {
+                if s.is_empty() { break; }
+                let at = ((s.len() - 1) as f64 * pos) as usize;
+                if del > 30 {
+                    let end = (at + del).min(s.len());
+                    s.drain(at..end);
+                } else {
+                    s[at] = byte;
+                }
+            }
+            check(&s);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the project's test forum
+
+mod on_testforum {
+    use super::*;
+    use bansha::testforum::TestForum;
+    use bansha::testforum::spec::{ForumSpec, SiteCharset, Version};
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    fn get(f: &TestForum, target: &str, cookies: &str) -> (u16, Vec<u8>) {
+        let mut s = TcpStream::connect(f.addr()).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
+        let head = format!(
+            "GET {target} HTTP/1.1\r\nHost: {}\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0\r\nCookie: {cookies}\r\nConnection: close\r\n\r\n",
+            f.addr()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("header end");
+        let status = String::from_utf8_lossy(&raw[..split])
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap();
+        (status, raw[split + 4..].to_vec())
+    }
+
+    /// Every page of every demo thread, on UTF-8/GBK × X3.4/X3.5 × human/absolute
+    /// times × jammer: the PC view parses, and agrees with the API view post by post.
+    #[test]
+    fn demo_forum_html_and_api_views_parse_and_agree() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/demo-forum.toml");
+        let base = ForumSpec::load(&path).unwrap();
+        let variants = [
+            (SiteCharset::Utf8, Version::X34, true, false),
+            (SiteCharset::Gbk, Version::X35, false, true),
+        ];
+        for (charset, version, human, jammer) in variants {
+            let mut spec = base.clone();
+            spec.site.charset = charset;
+            spec.site.version = version;
+            spec.site.human_time = human;
+            spec.site.jammer = jammer;
+            let label = format!("{charset:?}/{version:?}/human={human}/jammer={jammer}");
+            let f = TestForum::start(spec.clone()).unwrap();
+            let (salt, auth) = f.login_session(1);
+            let pre = f.cookie_prefix();
+            let cookies = format!("{pre}saltkey={salt}; {pre}auth={auth}");
+            let ppp = spec.site.ppp;
+            let mut compared = 0;
+            for t in &spec.threads {
+                let mut page = 1;
+                let mut total = 1;
+                while page <= total {
+                    let url = format!(
+                        "/forum.php?mod=viewthread&tid={}&page={page}&mobile=no&ordertype=2",
+                        t.tid
+                    );
+                    let (status, body) = get(&f, &url, &cookies);
+                    assert_eq!(status, 200, "{label} {url}");
+                    let mut c = ctx(&url);
+                    c.fetched_at = f.now();
+                    let h =
+                        discuz::parse_page(&body, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    assert_eq!((h.tid, h.page), (t.tid, page), "{label} {url}");
+                    assert_eq!(h.viewer_uid, Some(1), "{label}: logged in");
+                    total = h.total_pages;
+                    let api_url = format!(
+                        "/api/mobile/index.php?version=4&module=viewthread&tid={}&page={page}&ppp={ppp}&ordertype=2",
+                        t.tid
+                    );
+                    let (status, body) = get(&f, &api_url, &cookies);
+                    assert_eq!(status, 200, "{label} {api_url}");
+                    let mut c = ctx(&api_url);
+                    c.page = Some(page);
+                    c.fetched_at = f.now();
+                    let a =
+                        discuz::parse_page(&body, &c).unwrap_or_else(|e| panic!("{label}: {e}"));
+                    assert_eq!(
+                        (a.tid, a.title.as_str()),
+                        (h.tid, h.title.as_str()),
+                        "{label}"
+                    );
+                    for hp in h.posts.iter().filter(|p| !p.duplicate && !p.deleted) {
+                        let pid = hp.pid.unwrap();
+                        let ap = a
+                            .posts
+                            .iter()
+                            .find(|p| p.pid == Some(pid))
+                            .unwrap_or_else(|| panic!("{label}: pid {pid} not in API page {page}"));
+                        let ctx_s = format!("{label} tid {} pid {pid}", t.tid);
+                        assert_eq!((&ap.author, ap.uid), (&hp.author, hp.uid), "{ctx_s}");
+                        if human {
+                            assert_eq!(ap.time, hp.time, "{ctx_s}");
+                        } else {
+                            assert_eq!(
+                                ap.time / 60,
+                                hp.time / 60,
+                                "{ctx_s}: minutes (no seconds shown)"
+                            );
+                        }
+                        assert_eq!(ap.floor, hp.floor, "{ctx_s}");
+                        let strip = |s: &str| s.split_whitespace().collect::<String>();
+                        assert_eq!(strip(&ap.text), strip(&hp.text), "{ctx_s}");
+                        assert_eq!(ap.red, hp.red, "{ctx_s}");
+                        assert_eq!(ap.locked, hp.locked, "{ctx_s}");
+                        assert_eq!(
+                            ap.quote.as_ref().map(|q| q.pid),
+                            hp.quote.as_ref().map(|q| q.pid),
+                            "{ctx_s}"
+                        );
+                        compared += 1;
+                    }
+                    page += 1;
+                }
+            }
+            let in_spec: usize = spec.threads.iter().map(|t| t.posts.len()).sum();
+            assert_eq!(
+                compared, in_spec,
+                "{label}: every post of the demo forum compared"
+            );
+        }
+    }
+}
+
+#[test]
+fn ajax_envelopes_are_classified_too() {
+    let e = err("ajax-not-loggedin-gbk.xml");
+    assert!(e.is_login_problem(), "{e:?}");
+    assert!(
+        e.to_string().contains("抱歉，您尚未登录，无法进行此操作"),
+        "GBK CDATA decoded: {e}"
+    );
+    let e = err("ajax-cc.xml");
+    assert!(
+        matches!(e, PageError::CcDefence { .. }) && e.is_retryable(),
+        "{e:?}"
+    );
 }

@@ -716,6 +716,31 @@ fn locked_bodies_jammer_and_hidden_content() {
         j["Variables"]["postlist"][3]["message"],
         "一<br />\r\n二<br />\r\n三"
     );
+    assert_eq!(
+        j["Variables"]["postlist"][3]["status"], "1024",
+        "short post flag"
+    );
+}
+
+#[test]
+fn water_posts_are_hidden_by_style_but_complete() {
+    let mut s = spec(vec![thread(7, 3)]);
+    s.site.hide_water = true;
+    s.threads[0].posts[1].message = "投5".into();
+    let f = TestForum::start(s).unwrap();
+    let pids = f.pids(7);
+    let html = get(&f, "/forum.php?mod=viewthread&tid=7").text();
+    assert!(html.contains(&format!(
+        "<div id=\"post_{}\" style=\"display:none;\">",
+        pids[1]
+    )));
+    assert!(html.contains(&format!("<div id=\"post_{}\" >", pids[2])));
+    assert_eq!(post_ids(&html), pids, "hidden posts are still on the page");
+    assert_eq!(
+        select_texts(&html, &format!("td#postmessage_{}", pids[1])),
+        ["投5"]
+    );
+    assert!(html.contains("还有一些帖子被系统自动隐藏，点此展开"));
 }
 
 #[test]
@@ -748,7 +773,7 @@ fn faults_are_served_to_the_next_matching_requests() {
 
     f.inject(Fault::AntiScrape, 1);
     let js = get(&f, page).text();
-    assert!(js.starts_with("<script") && js.contains("_dsign") && !js.contains("<html"));
+    assert!(js.starts_with("<script") && js.contains("location") && !js.contains("<html"));
 
     f.inject(Fault::LoginRequired, 2);
     let lr = get(&f, page).text();
@@ -1068,4 +1093,270 @@ fn spec_file_errors_name_the_key() {
     s.threads[0].posts[1].time = "yesterday".into();
     let err = TestForum::start(s).err().unwrap();
     assert!(err.to_string().contains("thread[0].post[1].time"), "{err}");
+}
+
+// ------------------------------------------------- HTML view == API view, by the parser
+
+use bansha::discuz::{PageError, ParseContext, parse_html_with_floor_names, parse_page};
+use bansha::model::{PagePost, ThreadPage};
+
+fn parse(f: &TestForum, target: &str, floor_names: &[String]) -> Result<ThreadPage, PageError> {
+    let r = get(f, target);
+    let mut ctx = ParseContext::new(format!("{}{}", f.base_url(), &target[1..]), f.now());
+    ctx.tid = Some(7);
+    if floor_names.is_empty() {
+        parse_page(&r.body, &ctx)
+    } else {
+        parse_html_with_floor_names(&r.body, &ctx, floor_names)
+    }
+}
+
+/// Every real post of thread 7 as the PC pages show it (placeholders and pinned/hot
+/// duplicates set aside), plus the placeholders' floors.
+fn html_view(f: &TestForum, floor_names: &[String]) -> (Vec<PagePost>, Vec<u32>) {
+    let first = parse(
+        f,
+        "/forum.php?mod=viewthread&tid=7&mobile=no&ordertype=2",
+        floor_names,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut posts = Vec::new();
+    let mut deleted = Vec::new();
+    for page in 1..=first.total_pages {
+        let p = parse(f, &format!("/thread-7-{page}-1.html"), floor_names)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.page, page);
+        assert_eq!(p.tid, 7);
+        for post in p.posts {
+            if post.deleted {
+                deleted.push(post.floor.expect("placeholder floor"));
+                continue;
+            }
+            // Deduplicate by pid: keep the normal entry when there is one (a 推荐 reply
+            // that belongs to page 1 is shown only in its 推荐 slot, MARKUP 4.3).
+            match posts.iter().position(|q: &PagePost| q.pid == post.pid) {
+                Some(i) if posts[i].duplicate && !post.duplicate => posts[i] = post,
+                Some(_) => {}
+                None => posts.push(post),
+            }
+        }
+    }
+    posts.sort_by_key(|p| p.pid);
+    (posts, deleted)
+}
+
+fn api_view(f: &TestForum) -> (Vec<PagePost>, Vec<String>) {
+    let target =
+        "/api/mobile/index.php?version=4&module=viewthread&tid=7&page=1&ppp=1000&ordertype=2";
+    let raw = get(f, target).json();
+    let names: Vec<String> = raw["Variables"]["cache_custominfo_postno"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let page = parse(f, target, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(page.total_pages, 1);
+    (page.posts, names)
+}
+
+/// The fields both views must agree on.
+#[derive(Debug, PartialEq)]
+struct Essentials {
+    pid: Option<u64>,
+    floor: Option<u32>,
+    author: String,
+    uid: Option<u64>,
+    time: i64,
+    text: String,
+    quote_pid: Option<u64>,
+    red: String,
+    editor: Option<String>,
+    locked: Option<bansha::model::LockKind>,
+}
+
+fn essentials(p: &PagePost) -> Essentials {
+    Essentials {
+        pid: p.pid,
+        floor: p.floor,
+        author: p.author.clone(),
+        uid: p.uid,
+        time: p.time,
+        text: p.text.clone(),
+        quote_pid: p.quote.as_ref().and_then(|q| q.pid),
+        red: p.red.clone(),
+        editor: p.edit.as_ref().map(|e| e.editor.clone()),
+        locked: p.locked,
+    }
+}
+
+fn game_thread(n: usize) -> ThreadSpec {
+    let mut t = thread(7, n);
+    let base = ts(T0);
+    for (i, p) in t.posts.iter_mut().enumerate() {
+        // Seconds vary; some posts recent (relative times), most old.
+        let at = base + 3671 * i as i64 + (i as i64 * 7) % 60;
+        p.time = bansha::time::format_local(at, chrono_tz::Asia::Shanghai);
+    }
+    t.posts[2].message = "投票对象：[color=Red]傻树[/color]\n投票理由：[b]划水[/b]".into();
+    t.posts[3].reply_to = Some(3);
+    t.posts[3].message = "不同意\n改票对象：小红".into();
+    t.posts[5].message = "[size=5]大字[/size]与[color=#ff0000]红字[/color]".into();
+    t.posts[6].edited = Some(bansha::time::format_local(
+        base + 3671 * 6 + 3600,
+        chrono_tz::Asia::Shanghai,
+    ));
+    t.posts[8].jammer = true;
+    t.posts[8].message = "第一行\n第二行\n第三行".into();
+    t.posts[9].reply_to = Some(4);
+    // A pinned reply from page 2 and a 推荐 reply: duplicates on page 1.
+    t.posts[11].sticky = true;
+    t.posts[7].recommend = true;
+    t.posts[10].locked = Some(Lock::Banned);
+    t.posts[12].message = "[hide]隐藏的票[/hide]".into();
+    t
+}
+
+fn assert_same_posts(f: &TestForum, expect_posts: usize) -> (Vec<PagePost>, Vec<u32>) {
+    assert_same_posts_but(f, expect_posts, false)
+}
+
+/// With `renumbered`, floors are left out of the comparison: after a deletion in
+/// sequential mode the PC page shows renumbered floors while the API's `position` (which
+/// the parser prefers, MARKUP 10.5) keeps the stored one.
+fn assert_same_posts_but(
+    f: &TestForum,
+    expect_posts: usize,
+    renumbered: bool,
+) -> (Vec<PagePost>, Vec<u32>) {
+    let (api, names) = api_view(f);
+    let (html, deleted) = html_view(f, &names);
+    assert_eq!(html.len(), expect_posts);
+    assert_eq!(api.len(), expect_posts);
+    for (h, a) in html.iter().zip(api.iter()) {
+        let (mut he, mut ae) = (essentials(h), essentials(a));
+        if renumbered {
+            (he.floor, ae.floor) = (None, None);
+        }
+        assert_eq!(he, ae, "\nHTML {h:#?}\nAPI {a:#?}");
+        assert!(h.pid.is_some() && h.floor.is_some(), "{h:#?}");
+    }
+    (html, deleted)
+}
+
+#[test]
+fn html_and_api_views_parse_to_the_same_posts_utf8() {
+    let mut s = spec(vec![game_thread(25)]);
+    s.site.now = Some("2026-03-05 12:00".into());
+    let f = TestForum::start(s).unwrap();
+    let (html, _) = assert_same_posts(&f, 25);
+    let pids = f.pids(7);
+    assert_eq!(
+        html.iter().map(|p| p.pid.unwrap()).collect::<Vec<_>>(),
+        pids
+    );
+    assert_eq!(
+        html.iter().map(|p| p.floor.unwrap()).collect::<Vec<_>>(),
+        (1..=25).collect::<Vec<_>>()
+    );
+    assert_eq!(html[3].quote.as_ref().and_then(|q| q.pid), Some(pids[2]));
+    assert!(
+        !html[3].text.contains("划水"),
+        "quoted text is not the replier's text"
+    );
+    assert_eq!(html[2].red, "傻树");
+    assert_eq!(html[8].text, "第一行\n第二行\n第三行", "jammer stripped");
+    assert_eq!(
+        html[6].edit.as_ref().map(|e| e.editor.as_str()),
+        Some("小红")
+    );
+}
+
+#[test]
+fn html_and_api_views_parse_to_the_same_posts_gbk_custom_floor_names() {
+    let mut s = spec(vec![game_thread(14)]);
+    s.site.charset = SiteCharset::Gbk;
+    s.site.floor_names = vec!["楼主".into(), "沙发".into(), "板凳".into(), "地板".into()];
+    s.site.now = Some("2026-03-05 12:00".into());
+    s.threads[0].posts[4].message = "投票对象：小红 ❤ 𠀀".into();
+    let f = TestForum::start(s).unwrap();
+    let (html, _) = assert_same_posts(&f, 14);
+    assert_eq!(html[1].floor, Some(2));
+    assert_eq!(html[1].floor_label, "沙发");
+    assert_eq!(
+        html[4].text, "投票对象：小红 ❤ 𠀀",
+        "numeric references decoded"
+    );
+}
+
+#[test]
+fn html_and_api_views_agree_after_a_deletion_in_both_floor_modes() {
+    let mut s = spec(vec![game_thread(23)]);
+    // No 推荐 reply here: with a deleted-floor placeholder on the same page the parser
+    // does not (yet) infer the 推荐 reply's floor from the gap (reported to the lead).
+    s.threads[0].posts[7].recommend = false;
+    s.site.version = Version::X35;
+    s.site.floor_names = vec!["楼主".into()];
+    s.site.floor_suffix = "楼".into();
+    let f = TestForum::start(s).unwrap();
+    let pids = f.pids(7);
+    f.delete_post(pids[4]);
+    f.add_post(
+        7,
+        "傻树",
+        "投票对象：[color=Red]小红[/color]",
+        ts("2026-03-06 10:00:30"),
+    );
+
+    // Sequential: the PC page renumbers (floor 5 is now the old floor 6); the API keeps
+    // the stored position. Everything else agrees.
+    let (html, deleted) = assert_same_posts_but(&f, 23, true);
+    assert!(deleted.is_empty());
+    assert_eq!(html[4].pid, Some(pids[5]));
+    assert_eq!(html[4].floor, Some(5));
+    let (api, _) = api_view(&f);
+    assert_eq!(api[4].pid, Some(pids[5]));
+    assert_eq!(api[4].floor, Some(6));
+
+    // Position: the placeholder keeps floor 5; real posts keep their floors.
+    f.set_floor_mode(FloorMode::Position);
+    let (api, names) = api_view(&f);
+    let (html, deleted) = html_view(&f, &names);
+    assert_eq!(deleted, vec![5]);
+    assert_eq!(html.len(), 23);
+    for (h, a) in html.iter().zip(api.iter()) {
+        assert_eq!(h.pid, a.pid);
+        assert_eq!(a.floor, h.floor, "API position = PC position number");
+        assert_eq!(essentials(h), essentials(a));
+    }
+    assert_eq!(html[4].floor, Some(6));
+    assert_eq!(html.last().unwrap().floor, Some(24));
+}
+
+#[test]
+fn fault_pages_parse_as_errors() {
+    let f = TestForum::start(spec(vec![thread(7, 3)])).unwrap();
+    let page = "/forum.php?mod=viewthread&tid=7";
+    f.inject(Fault::CcPage, 1);
+    assert!(matches!(
+        parse(&f, page, &[]),
+        Err(PageError::CcDefence { .. })
+    ));
+    f.inject(Fault::AntiScrape, 1);
+    assert!(matches!(
+        parse(&f, page, &[]),
+        Err(PageError::AntiScrape { .. })
+    ));
+    f.inject(Fault::LoginRequired, 1);
+    assert!(parse(&f, page, &[]).unwrap_err().is_login_problem());
+    f.inject(Fault::Truncated, 1);
+    assert!(parse(&f, page, &[]).is_err());
+    assert!(
+        parse(&f, "/forum.php?mod=viewthread&tid=999", &[])
+            .unwrap_err()
+            .is_gone()
+    );
+    let ok = parse(&f, page, &[]).unwrap();
+    assert_eq!(ok.viewer_uid, Some(0));
+    assert_eq!(ok.posts.len(), 3);
 }

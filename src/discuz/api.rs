@@ -128,7 +128,9 @@ pub fn parse_api(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageErr
         .unwrap_or(postlist.len().max(1) as u32);
     let replies: u32 = nv(th("replies")).unwrap_or(0);
     let maxpos: u32 = nv(th("maxposition")).unwrap_or(0);
-    let count = maxpos.max(replies + 1).max(postlist.len() as u32);
+    let count = maxpos
+        .max(replies.saturating_add(1))
+        .max(postlist.len() as u32);
     let total_pages = count.div_ceil(ppp).max(1);
     let page = nv::<u32>(vars.get("page"))
         .or(ctx.page)

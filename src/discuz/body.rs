@@ -80,7 +80,8 @@ pub(crate) fn has_class(e: &scraper::node::Element, class: &str) -> bool {
         .is_some_and(|c| c.split_ascii_whitespace().any(|x| x == class))
 }
 
-/// All text below a node, whitespace-normalized.
+/// All text below a node, whitespace-normalized (runs of spaces, `&nbsp;`, tabs and
+/// newlines become one space, as a browser shows them).
 pub(crate) fn node_text(el: ElementRef) -> String {
     let s: String = el.text().collect();
     normalize_inline(&s).trim().to_string()
@@ -90,10 +91,7 @@ fn normalize_inline(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut ws = false;
     for c in s.chars() {
-        if c == '\u{a0}' {
-            out.push(' ');
-            ws = false;
-        } else if c.is_ascii_whitespace() {
+        if c.is_ascii_whitespace() || c == '\u{a0}' {
             if !ws {
                 out.push(' ');
             }
@@ -554,6 +552,9 @@ pub fn parse_color(v: &str) -> Option<(u8, u8, u8)> {
         .trim()
         .to_ascii_lowercase();
     if let Some(hex) = v.strip_prefix('#') {
+        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
         let h = |s: &str| u8::from_str_radix(s, 16).ok();
         return match hex.len() {
             3 | 4 => {
@@ -721,6 +722,8 @@ mod tests {
             "OrangeRed",
             "nonsense",
             "#12",
+            "#25\u{fffd}5",
+            "#ff\u{e9}000",
         ] {
             assert!(!is_red_color(c), "{c} should not be red");
         }

@@ -99,6 +99,9 @@ pub fn parse_relative(s: &str, fetched_at: Timestamp, tz: Tz) -> Option<Timestam
         }
     }
     let (n, unit) = leading_number(s)?;
+    if n > 100_000 {
+        return None; // no forum renders such ages; avoids overflow on garbage
+    }
     let secs = match unit {
         "秒前" => n,
         "分钟前" => n * 60,
@@ -225,6 +228,8 @@ mod tests {
         );
         assert_eq!(parse_relative("很久以前", now, SH), None);
         assert_eq!(parse_relative("5 年前", now, SH), None);
+        assert_eq!(parse_relative("99999999999999 天前", now, SH), None);
+        assert_eq!(parse_relative("9223372036854775807 小时前", now, SH), None);
     }
 
     #[test]

@@ -188,6 +188,13 @@ pub fn parse_html_with_floor_names(
             .filter(|e| e.attr("id").is_some_and(|id| RE_POST_ID.is_match(id)))
             .collect();
     }
+    if containers.is_empty() {
+        return Err(PageError::Malformed {
+            origin: src(ctx),
+            detail: "#postlist holds no post (div#post_N); a thread always has its first post"
+                .into(),
+        });
+    }
     let opts = BodyOpts {
         judge_size: true,
         tz: ctx.tz,
@@ -574,7 +581,7 @@ fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bool) {
         }
         if p.floor.is_none() && !p.floor_label.is_empty() && !p.deleted {
             p.floor = match prev {
-                Some(f) => Some(f + 1),
+                Some(f) => f.checked_add(1),
                 None if page == 1 && first_normal => Some(1),
                 None => None,
             };
@@ -602,10 +609,10 @@ fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bool) {
     floors.dedup();
     let gaps: Vec<u32> = floors
         .windows(2)
-        .filter(|w| w[1] == w[0] + 2)
+        .filter(|w| w[1].checked_sub(w[0]) == Some(2))
         .map(|w| w[0] + 1)
         .collect();
-    let big_gap = floors.windows(2).any(|w| w[1] > w[0] + 2);
+    let big_gap = floors.windows(2).any(|w| w[1] - w[0] > 2);
     if gaps.len() == 1 && !big_gap {
         posts[hot[0]].floor = Some(gaps[0]);
     }

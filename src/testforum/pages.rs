@@ -267,7 +267,7 @@ pub(crate) fn fault_response(st: &State, req: &Request, v: &Viewer, f: &Fault) -
         Fault::AntiScrape => {
             let target = req.target.trim_start_matches('/');
             let body = format!(
-                "<script type=\"text/javascript\">var $_x_=function(_){{var $=['\\x6c\\x6f\\x63','\\x61\\x74\\x69\\x6f\\x6e'];return $[0]+$[1]}};window[$_x_()]['\\x68\\x72\\x65\\x66']='{target}'+'&_dsign='+'{}';</script>",
+                "<script type=\"text/javascript\">var _0x1a=['\\x5f\\x64\\x73\\x69\\x67\\x6e','{}'];var _0x2b=function(){{return _0x1a[0]+'='+_0x1a[1];}};location.replace('{target}'+(('{target}').indexOf('?')>-1?'&':'?')+_0x2b());</script>",
                 &v.formhash()
             );
             html_response(st, 200, &body)
@@ -599,6 +599,20 @@ fn floor_label(st: &State, n: u32) -> String {
     }
 }
 
+/// A reply shorter than the water threshold (10 characters of text).
+fn is_water(e: &Entry) -> bool {
+    static TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\[/?[a-z]+(?:=[^\]]*)?\]").unwrap());
+    e.position > 1
+        && e.p.lock.is_none()
+        && TAG
+            .replace_all(&e.p.message, "")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .count()
+            < 10
+}
+
 fn locked_html(lock: Lock, pid: u64) -> String {
     match lock {
         Lock::Banned => {
@@ -709,6 +723,11 @@ fn post_html(st: &State, v: &Viewer, tc: &ThreadCtx, e: &Entry, prev_pid: u64) -
             )
         }
     };
+    let style = if st.site.hide_water && is_water(e) {
+        " style=\"display:none;\""
+    } else {
+        " "
+    };
     let favatar_class = if x35 { "pls cl favatar" } else { "pls favatar" };
     let reply_param = if e.position == 1 {
         "reppost"
@@ -716,7 +735,7 @@ fn post_html(st: &State, v: &Viewer, tc: &ThreadCtx, e: &Entry, prev_pid: u64) -
         "repquote"
     };
     format!(
-        "<div id=\"post_{pid}\" >\r\n<table id=\"pid{pid}\" class=\"plhin\" summary=\"pid{pid}\" cellspacing=\"0\" cellpadding=\"0\">\r\n<tr>\r\n<td class=\"pls\" rowspan=\"2\">\r\n<div id=\"favatar{pid}\" class=\"{favatar_class}\">\r\n<div class=\"pi\">\r\n<div class=\"authi\"><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xw1\">{name}</a>\r\n</div>\r\n</div>\r\n<div class=\"p_pop blk bui card_gender_0\" id=\"userinfo{pid}\" style=\"display: none; margin-top: -11px;\">\r\n<div class=\"m z\"><div id=\"userinfo{pid}_ma\"></div></div>\r\n<div class=\"i y\"><div><strong><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xi2\">{name}</a></strong></div></div>\r\n</div>\r\n<div><div class=\"avatar\" onmouseover=\"showauthor(this, 'userinfo{pid}')\"><a href=\"home.php?mod=space&amp;uid={uid}\" class=\"avtm\" target=\"_blank\"><img src=\"uc_server/avatar.php?uid={uid}&amp;size=middle\" /></a></div></div>\r\n<p><em><a href=\"home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10\" target=\"_blank\">新手上路</a></em></p>\r\n</div>\r\n</td>\r\n<td class=\"plc\">\r\n<div class=\"pi\">\r\n<strong>\r\n<a href=\"{floor_href}\"  id=\"postnum{pid}\" onclick=\"setCopy(this.href, '帖子地址复制成功');return false;\">\r\n{label}</a>\r\n</strong>\r\n<div class=\"pti\">\r\n<div class=\"pdbt\">\r\n</div>\r\n<div class=\"authi\">\r\n{op_mark}\r\n<em id=\"authorposton{pid}\">发表于 {time}</em>\r\n<span class=\"pipe\">|</span>\r\n{only_author}\r\n</div>\r\n</div>\r\n</div><div class=\"pct\"><div class=\"pcb\">\r\n{body}\r\n<div id=\"comment_{pid}\" class=\"cm\">\r\n</div>\r\n<div id=\"post_rate_div_{pid}\"></div>\r\n</div>\r\n</div>\r\n</td></tr>\r\n<tr><td class=\"plc plm\">\r\n</td>\r\n</tr>\r\n<tr id=\"_postposition{pid}\"></tr>\r\n<tr>\r\n<td class=\"pls\"></td>\r\n<td class=\"plc\" style=\"overflow:visible;\">\r\n<div class=\"po hin\">\r\n<div class=\"pob cl\">\r\n<em>\r\n<a class=\"fastre\" href=\"forum.php?mod=post&amp;action=reply&amp;fid={fid}&amp;tid={tid}&amp;{reply_param}={pid}&amp;extra=page%3D1&amp;page=1\" onclick=\"showWindow('reply', this.href)\">回复</a>\r\n</em>\r\n<p>\r\n<a href=\"javascript:;\" onclick=\"showWindow('miscreport{pid}', 'misc.php?mod=report&rtype=post&rid={pid}&tid={tid}&fid={fid}', 'get', -1);return false;\">举报</a>\r\n</p>\r\n</div>\r\n</div>\r\n</td>\r\n</tr>\r\n<tr class=\"ad\">\r\n<td class=\"pls\">\r\n</td>\r\n<td class=\"plc\">\r\n</td>\r\n</tr>\r\n</table>\r\n</div>",
+        "<div id=\"post_{pid}\"{style}>\r\n<table id=\"pid{pid}\" class=\"plhin\" summary=\"pid{pid}\" cellspacing=\"0\" cellpadding=\"0\">\r\n<tr>\r\n<td class=\"pls\" rowspan=\"2\">\r\n<div id=\"favatar{pid}\" class=\"{favatar_class}\">\r\n<div class=\"pi\">\r\n<div class=\"authi\"><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xw1\">{name}</a>\r\n</div>\r\n</div>\r\n<div class=\"p_pop blk bui card_gender_0\" id=\"userinfo{pid}\" style=\"display: none; margin-top: -11px;\">\r\n<div class=\"m z\"><div id=\"userinfo{pid}_ma\"></div></div>\r\n<div class=\"i y\"><div><strong><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xi2\">{name}</a></strong></div></div>\r\n</div>\r\n<div><div class=\"avatar\" onmouseover=\"showauthor(this, 'userinfo{pid}')\"><a href=\"home.php?mod=space&amp;uid={uid}\" class=\"avtm\" target=\"_blank\"><img src=\"uc_server/avatar.php?uid={uid}&amp;size=middle\" /></a></div></div>\r\n<p><em><a href=\"home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10\" target=\"_blank\">新手上路</a></em></p>\r\n</div>\r\n</td>\r\n<td class=\"plc\">\r\n<div class=\"pi\">\r\n<strong>\r\n<a href=\"{floor_href}\"  id=\"postnum{pid}\" onclick=\"setCopy(this.href, '帖子地址复制成功');return false;\">\r\n{label}</a>\r\n</strong>\r\n<div class=\"pti\">\r\n<div class=\"pdbt\">\r\n</div>\r\n<div class=\"authi\">\r\n{op_mark}\r\n<em id=\"authorposton{pid}\">发表于 {time}</em>\r\n<span class=\"pipe\">|</span>\r\n{only_author}\r\n</div>\r\n</div>\r\n</div><div class=\"pct\"><div class=\"pcb\">\r\n{body}\r\n<div id=\"comment_{pid}\" class=\"cm\">\r\n</div>\r\n<div id=\"post_rate_div_{pid}\"></div>\r\n</div>\r\n</div>\r\n</td></tr>\r\n<tr><td class=\"plc plm\">\r\n</td>\r\n</tr>\r\n<tr id=\"_postposition{pid}\"></tr>\r\n<tr>\r\n<td class=\"pls\"></td>\r\n<td class=\"plc\" style=\"overflow:visible;\">\r\n<div class=\"po hin\">\r\n<div class=\"pob cl\">\r\n<em>\r\n<a class=\"fastre\" href=\"forum.php?mod=post&amp;action=reply&amp;fid={fid}&amp;tid={tid}&amp;{reply_param}={pid}&amp;extra=page%3D1&amp;page=1\" onclick=\"showWindow('reply', this.href)\">回复</a>\r\n</em>\r\n<p>\r\n<a href=\"javascript:;\" onclick=\"showWindow('miscreport{pid}', 'misc.php?mod=report&rtype=post&rid={pid}&tid={tid}&fid={fid}', 'get', -1);return false;\">举报</a>\r\n</p>\r\n</div>\r\n</div>\r\n</td>\r\n</tr>\r\n<tr class=\"ad\">\r\n<td class=\"pls\">\r\n</td>\r\n<td class=\"plc\">\r\n</td>\r\n</tr>\r\n</table>\r\n</div>",
         time = pc_time(st, p.time),
     )
 }
@@ -821,6 +840,14 @@ fn thread_page(st: &mut State, req: &Request, v: &Viewer, tid: u64, page: u32) -
         } else {
             prev += 1;
         }
+    }
+    if st.site.hide_water
+        && view
+            .entries
+            .iter()
+            .any(|e| e.kind != Kind::Placeholder && is_water(e))
+    {
+        h.push_str("<div id='hiddenpoststip'><a href='javascript:display_blocked_post();'>还有一些帖子被系统自动隐藏，点此展开</a></div>\r\n<div id=\"hiddenposts\"></div>\r\n");
     }
     h.push_str("<div id=\"postlistreply\" class=\"pl\"><div id=\"post_new\" class=\"viewthread_table\" style=\"display: none\"></div></div>\r\n</div>\r\n");
     if view.page < view.total {
@@ -1171,10 +1198,9 @@ fn api_viewthread(st: &mut State, req: &Request, v: &Viewer) -> Response {
         }
         item.insert("anonymous".into(), s(&0));
         item.insert("attachment".into(), s(&0));
-        item.insert(
-            "status".into(),
-            s(&if p.lock == Some(Lock::Blocked) { 1 } else { 0 }),
-        );
+        let status =
+            if p.lock == Some(Lock::Blocked) { 1 } else { 0 } + if is_water(e) { 1024 } else { 0 };
+        item.insert("status".into(), s(&status));
         item.insert("replycredit".into(), s(&0));
         item.insert("position".into(), s(&e.position));
         item.insert("username".into(), s(&p.author));

@@ -114,6 +114,8 @@ pub struct SiteSpec {
     pub now: Option<String>,
     /// The first pid handed out; pids grow monotonically in thread order.
     pub first_pid: u64,
+    /// 隐藏灌水帖: replies shorter than 10 characters render with `display:none;`.
+    pub hide_water: bool,
 }
 
 impl Default for SiteSpec {
@@ -134,6 +136,7 @@ impl Default for SiteSpec {
             jammer: false,
             now: None,
             first_pid: 100001,
+            hide_water: false,
         }
     }
 }

@@ -1,0 +1,292 @@
+//! The activity report and the 电梯楼 as text, JSON (`shared/CONTRACTS.md`) and BBCode.
+//! What players and directors read is Chinese; player names in BBCode are escaped.
+
+use serde_json::{Value, json};
+
+use super::{ActivityReport, Elevator, Evidence, Presence};
+use crate::config::Config;
+use crate::report::{author_only_url, bbcode_escape, findpost_url};
+
+fn evidence_json(cfg: &Config, e: &Evidence) -> Value {
+    json!({
+        "tid": e.tid,
+        "pid": e.pid,
+        "floor": e.floor,
+        "time": cfg.fmt_time(e.time),
+        "thread": e.thread,
+        "url": findpost_url(&cfg.forum.base_url, e.tid, e.pid),
+    })
+}
+
+/// The contract's `activity` JSON, with more keys.
+pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
+    let a = &r.accel;
+    json!({
+        "day": r.day,
+        "accelerated": a.accelerated,
+        "delayed": a.delayed,
+        "opens": cfg.fmt_time(r.opens),
+        "closes": cfg.fmt_time(r.closes),
+        "acceleration": {
+            "accelerated": a.accelerated,
+            "delayed": a.delayed,
+            "deadline": a.deadline.map(|t| cfg.fmt_time(t)),
+            "living": a.living,
+            "accelerate_requests": a.accelerate_count,
+            "delay_requests": a.delay_count,
+            "overridden_by_director": a.overridden_by_director,
+            "clause": a.clause,
+            "explanation": a.explanation,
+            "requests": a.requests.iter().map(|q| json!({
+                "player": q.player,
+                "kind": q.kind,
+                "tid": q.tid,
+                "pid": q.pid,
+                "floor": q.floor,
+                "time": cfg.fmt_time(q.time),
+                "counted": q.counted,
+                "reason": q.reason,
+                "url": findpost_url(&cfg.forum.base_url, q.tid, q.pid),
+            })).collect::<Vec<_>>(),
+        },
+        "players": r.players.iter().map(|p| json!({
+            "name": p.name,
+            "seat": p.seat,
+            "uid": p.uid,
+            "posts": p.posts,
+            "deleted": p.deleted,
+            "voted": p.voted,
+            "presence": p.presence,
+            "judged": p.judged,
+            "note": p.note,
+            "violations": p.violations.iter().map(|v| json!({
+                "rule": v.rule.as_str(),
+                "card": v.card.as_str(),
+                "detail": v.detail,
+                "clause": v.clause,
+                "floors": v.evidence.iter().map(|e| evidence_json(cfg, e)).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "notes": r.notes,
+        "readings": r.readings,
+    })
+}
+
+fn floor_label(e: &Evidence) -> String {
+    match e.floor {
+        Some(f) => format!("{}{f}楼", e.thread.zh()),
+        None => format!("{} pid {}", e.thread.zh(), e.pid),
+    }
+}
+
+fn presence_zh(p: Presence) -> &'static str {
+    match p {
+        Presence::WholeDay => "全天在场",
+        Presence::Partial => "部分在场",
+        Presence::Out => "已出局",
+    }
+}
+
+/// Plain text for the director.
+pub fn report_text(cfg: &Config, r: &ActivityReport) -> String {
+    let mut s = format!(
+        "第{}天 活动报告（{} 至 {}）\n",
+        r.day,
+        cfg.fmt_time(r.opens),
+        cfg.fmt_time(r.closes)
+    );
+    s.push_str(&format!("加速/延时：{}\n", r.accel.explanation));
+    for q in &r.accel.requests {
+        s.push_str(&format!(
+            "  {} 申请{}（{}{}）{}\n",
+            q.player,
+            q.kind.zh(),
+            q.floor.map(|f| format!("{f}楼 ")).unwrap_or_default(),
+            cfg.fmt_time(q.time),
+            q.reason
+                .as_ref()
+                .map(|x| format!(" 不计：{x}"))
+                .unwrap_or_default()
+        ));
+    }
+    s.push('\n');
+    s.push_str("座位  玩家  发言  投票  在场\n");
+    for p in &r.players {
+        s.push_str(&format!(
+            "{:>4}  {}  {}{}  {}  {}\n",
+            p.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+            p.name,
+            p.posts,
+            if p.deleted > 0 {
+                format!("（另有 {} 帖已删除，未计）", p.deleted)
+            } else {
+                String::new()
+            },
+            if p.voted { "已投" } else { "未投" },
+            presence_zh(p.presence)
+        ));
+        if let Some(n) = &p.note {
+            s.push_str(&format!("      说明：{n}\n"));
+        }
+    }
+    let any: Vec<_> = r
+        .players
+        .iter()
+        .flat_map(|p| p.violations.iter().map(move |v| (p, v)))
+        .collect();
+    s.push_str(&format!("\n违规（{}）：\n", any.len()));
+    if any.is_empty() {
+        s.push_str("  无\n");
+    }
+    for (p, v) in any {
+        let floors: Vec<String> = v
+            .evidence
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    floor_label(e),
+                    findpost_url(&cfg.forum.base_url, e.tid, e.pid)
+                )
+            })
+            .collect();
+        s.push_str(&format!(
+            "  {} {} [{}] {}：{}\n      依据：{}\n",
+            p.name,
+            v.card.zh(),
+            v.rule.as_str(),
+            v.rule.zh(),
+            v.detail,
+            v.clause
+        ));
+        for f in floors {
+            s.push_str(&format!("      {f}\n"));
+        }
+    }
+    if !r.notes.is_empty() || !r.readings.is_empty() {
+        s.push_str("\n说明：\n");
+        for n in r.notes.iter().chain(&r.readings) {
+            s.push_str(&format!("  - {n}\n"));
+        }
+    }
+    s
+}
+
+/// BBCode to paste into the forum.
+pub fn report_bbcode(cfg: &Config, r: &ActivityReport) -> String {
+    let base = &cfg.forum.base_url;
+    let mut s = format!("[b]第{}天 发言与投票统计[/b]\n", r.day);
+    s.push_str(&format!("{}\n", bbcode_escape(&r.accel.explanation)));
+    s.push_str("[list=1]\n");
+    for p in &r.players {
+        s.push_str(&format!(
+            "[*]{}：{} 帖，{}{}\n",
+            bbcode_escape(&p.name),
+            p.posts,
+            if p.voted { "已投票" } else { "未投票" },
+            if p.presence == Presence::WholeDay {
+                String::new()
+            } else {
+                format!("（{}）", presence_zh(p.presence))
+            }
+        ));
+    }
+    s.push_str("[/list]\n");
+    let any: Vec<_> = r
+        .players
+        .iter()
+        .flat_map(|p| p.violations.iter().map(move |v| (p, v)))
+        .collect();
+    if !any.is_empty() {
+        s.push_str("[b]判罚[/b]\n[list]\n");
+        for (p, v) in any {
+            let floors: Vec<String> = v
+                .evidence
+                .iter()
+                .map(|e| {
+                    format!(
+                        "[url={}]{}[/url]",
+                        findpost_url(base, e.tid, e.pid),
+                        floor_label(e)
+                    )
+                })
+                .collect();
+            s.push_str(&format!(
+                "[*]{} {}：{}{}（{}）\n",
+                bbcode_escape(&p.name),
+                v.card.zh(),
+                bbcode_escape(&v.detail),
+                if floors.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", floors.join(" "))
+                },
+                bbcode_escape(&v.clause)
+            ));
+        }
+        s.push_str("[/list]\n");
+    }
+    s
+}
+
+/// The 电梯楼 as BBCode, ready to paste on floor 2.
+pub fn elevator_bbcode(cfg: &Config, e: &Elevator) -> String {
+    let base = &cfg.forum.base_url;
+    let mut s = format!("[b]第{}天 电梯[/b]\n", e.day);
+    for en in &e.entries {
+        let seat = en.seat.map(|x| format!("{x}. ")).unwrap_or_default();
+        let name = bbcode_escape(&en.name);
+        let links = match en.uid {
+            Some(uid) => e
+                .discussion
+                .iter()
+                .map(|tid| format!("[url={}]{name}[/url]", author_only_url(base, *tid, uid)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => format!("{name}（uid 未知，无链接）"),
+        };
+        s.push_str(&format!("{seat}{links}（{} 帖）\n", en.posts));
+    }
+    s
+}
+
+pub fn elevator_text(cfg: &Config, e: &Elevator) -> String {
+    let base = &cfg.forum.base_url;
+    let mut s = format!("第{}天 电梯\n", e.day);
+    for en in &e.entries {
+        let links = match en.uid {
+            Some(uid) => e
+                .discussion
+                .iter()
+                .map(|tid| author_only_url(base, *tid, uid))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => "uid 未知：在配置中填写 uid，或等其发帖后再生成".into(),
+        };
+        s.push_str(&format!(
+            "{:>4}  {}  {} 帖  {}\n",
+            en.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+            en.name,
+            en.posts,
+            links
+        ));
+    }
+    s
+}
+
+pub fn elevator_json(cfg: &Config, e: &Elevator) -> Value {
+    let base = &cfg.forum.base_url;
+    json!({
+        "day": e.day,
+        "discussion": e.discussion,
+        "players": e.entries.iter().map(|en| json!({
+            "seat": en.seat,
+            "name": en.name,
+            "uid": en.uid,
+            "uid_source": en.uid_source,
+            "posts": en.posts,
+            "links": en.uid.map(|u| e.discussion.iter().map(|t| author_only_url(base, *t, u)).collect::<Vec<_>>()).unwrap_or_default(),
+        })).collect::<Vec<_>>(),
+        "bbcode": elevator_bbcode(cfg, e),
+    })
+}
