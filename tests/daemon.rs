@@ -896,3 +896,54 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
     );
     assert_eq!(s.reports.len(), 7, "{:?}", s.reports);
 }
+
+#[test]
+fn a_change_in_the_vote_thread_triggers_a_retally_whose_differences_are_reported() {
+    let g = Game::new("retally", spec(3), "", "");
+    // A stand-in for `bansha tally --format json`: 傻树's ballot once the forum has 4 vote
+    // posts, a change of vote at 5.
+    let exe = g.dir.join("fake-tally");
+    let state = g.dir.join("ballots.json");
+    std::fs::write(&state, r#"{"ballots": [], "totals": []}"#).unwrap();
+    std::fs::write(&exe, format!("#!/bin/sh\ncat '{}'\n", state.display())).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut d = g.daemon().with_tally_watch(exe);
+    let s = block_on(d.step()).unwrap();
+    assert!(s.tally_events.is_empty(), "{:?}", s.tally_events);
+    g.advance(300);
+    g.forum
+        .add_post(VOTE, "傻树", "投票对象：甲", g.clock.now());
+    std::fs::write(&state, r#"{"ballots": [{"voter": "傻树", "target": "甲", "floor": 4, "valid": true}], "totals": [{"target": "甲", "votes": 1}]}"#).unwrap();
+    let s = block_on(d.step()).unwrap();
+    assert_eq!(s.tally_events.len(), 2, "{:?}", s.tally_events);
+    // A pass without changes in the vote thread does not re-tally.
+    g.advance(300);
+    g.forum.add_post(DISC, "甲", "讨论", g.clock.now());
+    std::fs::write(&state, "not json").unwrap();
+    let s = block_on(d.step()).unwrap();
+    assert!(s.tally_events.is_empty());
+    g.advance(300);
+    g.forum
+        .add_post(VOTE, "傻树", "改票对象：乙", g.clock.now());
+    std::fs::write(&state, r#"{"ballots": [{"voter": "傻树", "target": "甲", "floor": 4, "valid": false}, {"voter": "傻树", "target": "乙", "floor": 5, "valid": true}], "totals": [{"target": "乙", "votes": 1}]}"#).unwrap();
+    let s = block_on(d.step()).unwrap();
+    let kinds: Vec<String> = s
+        .tally_events
+        .iter()
+        .map(|(_, e)| format!("{e:?}"))
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|k| k.starts_with("Changed") && k.contains("乙")),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.iter().any(|k| k.starts_with("NewLeader")),
+        "{kinds:?}"
+    );
+}

@@ -25,9 +25,13 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         .build()
         .map_err(CliError::runtime)?;
     let writer = StandardReports::current_exe().map_err(CliError::runtime)?;
+    let exe = writer.exe.clone();
     let mut daemon = Daemon::new(cfg, store, fetcher, Arc::new(SystemClock), reports_dir)
         .with_progress(once)
         .with_writer(Box::new(writer));
+    if !once {
+        daemon = daemon.with_tally_watch(exe);
+    }
     let stop = daemon.stop_flag();
     rt.block_on(async move {
         tokio::spawn(watch_signals(stop.clone()));

@@ -9,6 +9,7 @@
 pub mod discover;
 pub mod plan;
 pub mod reports;
+pub mod watch;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -45,6 +46,10 @@ pub struct PassSummary {
     pub reports: Vec<PathBuf>,
     /// The stop signal cut the pass short (after a complete page).
     pub stopped: bool,
+    /// Threads where something changed.
+    pub changed_threads: BTreeSet<u64>,
+    /// What the re-tallies found (days whose 投票帖 changed).
+    pub tally_events: Vec<(u32, watch::Event)>,
 }
 
 /// A failure that ends the daemon (the director must act): login, disk, config.
@@ -78,6 +83,9 @@ pub struct Daemon {
     /// Thread discovery (`[daemon] fid` + `title_pattern`) and when it last ran.
     discovery: Option<(u64, regex::Regex)>,
     last_discovery: Option<Timestamp>,
+    /// Re-tally after changes with this executable (`bansha tally --format json`).
+    tally_exe: Option<PathBuf>,
+    tallies: HashMap<u32, watch::Snapshot>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -125,6 +133,8 @@ impl Daemon {
             progress: false,
             discovery,
             last_discovery: None,
+            tally_exe: None,
+            tallies: HashMap::new(),
         }
     }
 
@@ -138,6 +148,13 @@ impl Daemon {
     /// a terminal).
     pub fn with_progress(mut self, on: bool) -> Self {
         self.progress = on;
+        self
+    }
+
+    /// After a pass in which a day's 投票帖 changed, re-tally with `exe tally --format json`
+    /// and log new ballots, 改票 and a new leader (what `bansha run` does).
+    pub fn with_tally_watch(mut self, exe: PathBuf) -> Self {
+        self.tally_exe = Some(exe);
         self
     }
 
@@ -175,6 +192,7 @@ impl Daemon {
         let tids = plan::active_threads(&self.cfg, now);
         let mut sum = PassSummary::default();
         self.poll_threads(&tids, false, &mut sum).await?;
+        self.retally(&mut sum);
         Ok(sum)
     }
 
@@ -242,6 +260,32 @@ impl Daemon {
         }
         tracing::info!("stopped");
         Ok(())
+    }
+
+    /// Re-tally the days whose 投票帖 changed in this pass and log the differences.
+    fn retally(&mut self, sum: &mut PassSummary) {
+        let Some(exe) = self.tally_exe.clone() else {
+            return;
+        };
+        let days: Vec<u32> = self
+            .cfg
+            .days
+            .iter()
+            .filter(|d| d.vote.is_some_and(|t| sum.changed_threads.contains(&t)))
+            .map(|d| d.number)
+            .collect();
+        for day in days {
+            match watch::run_tally(&exe, &self.cfg.path, day) {
+                Ok(snap) => {
+                    let events = watch::diff(self.tallies.get(&day), &snap);
+                    watch::log(day, &events);
+                    sum.tally_events
+                        .extend(events.into_iter().map(|e| (day, e)));
+                    self.tallies.insert(day, snap);
+                }
+                Err(e) => tracing::warn!(day, "re-tally failed: {e}"),
+            }
+        }
     }
 
     /// List the board and add new day threads to the (in-memory) config; at most every
@@ -451,6 +495,9 @@ impl Daemon {
                 msg: format!("storing the page: {e}"),
             })?;
         sum.pages += 1;
+        if !changes.is_empty() {
+            sum.changed_threads.insert(tid);
+        }
         log_changes(&self.cfg, &tp, &changes);
         sum.new_posts += changes.new_posts.len();
         sum.changed += changes.changed.len();
