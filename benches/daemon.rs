@@ -165,6 +165,37 @@ fn main() {
     println!(
         "daemon/poll-10-unchanged-threads: {cpu_ms:.2} ms CPU per poll (daemon thread), {wall_ms:.2} ms wall (target < 5 ms CPU)"
     );
+    // Where the time goes: one page parsed, and stored unchanged.
+    let url = bansha::fetch::thread_url(&f.base_url(), 2001, 3);
+    let raw = rt
+        .block_on(d.fetcher().get_with(&url, bansha::fetch::Verdict::Ok))
+        .unwrap();
+    let ctx = bansha::discuz::ParseContext::new(url.clone(), 1_772_596_800);
+    let n = 200;
+    let c0 = thread_cpu_ns();
+    let mut tp = None;
+    for _ in 0..n {
+        tp = Some(bansha::discuz::parse_page(&raw.body, &ctx).unwrap());
+    }
+    let parse_ms = (thread_cpu_ns() - c0) as f64 / 1e6 / n as f64;
+    let tp = tp.unwrap();
+    let mut store = Store::open(&dir.join("bench.sqlite")).unwrap();
+    let info = bansha::store::FetchInfo {
+        source: url,
+        kind: bansha::store::SourceKind::Html,
+        page: 3,
+        fetched_at: 1_772_596_800,
+    };
+    let c0 = thread_cpu_ns();
+    for _ in 0..n {
+        store.store_page("127.0.0.1", &tp, &info).unwrap();
+    }
+    let store_ms = (thread_cpu_ns() - c0) as f64 / 1e6 / n as f64;
+    println!(
+        "daemon/breakdown: one PC page ({} KB, {} posts): parse {parse_ms:.2} ms, store unchanged {store_ms:.2} ms",
+        raw.body.len() / 1024,
+        tp.posts.len()
+    );
     drop(d);
     let _ = std::fs::remove_dir_all(&dir);
 
