@@ -38,6 +38,9 @@ pub struct PagePost {
     /// A deleted-floor placeholder (`无效楼层，该帖已经被删除`).
     pub deleted: bool,
     /// A pinned (顶) or recommended (推荐) duplicate shown at the top of page 1.
+    /// Only set when the post (probably) appears again, numbered, on its own page: a
+    /// pinned/推荐 entry whose floor fills a gap in page 1's numbers, or any entry of a
+    /// one-page thread, is that post's only appearance and is not flagged. Dedupe by pid.
     pub duplicate: bool,
 }
 

@@ -103,12 +103,18 @@ fn page1_first_post_edit_notice_tooltip_red_and_large() {
 fn page1_pinned_and_hot_duplicates() {
     let p = page("thread-5001-p1.html");
     let pinned = post(&p, 1005);
-    assert!(pinned.duplicate);
+    assert!(
+        !pinned.duplicate,
+        "floor 5 is missing from page 1's numbers: this is its only copy"
+    );
     assert_eq!(pinned.floor, Some(5), "来自 5# gives the real floor");
     assert_eq!(pinned.floor_label, "来自 5#");
     assert_eq!((pinned.author.as_str(), pinned.uid), ("王五", Some(105)));
     let hot = post(&p, 1003);
-    assert!(hot.duplicate);
+    assert!(
+        !hot.duplicate,
+        "the gap at 3 makes the 推荐 slot its only copy"
+    );
     assert_eq!(hot.floor_label, "推荐");
     assert_eq!(
         hot.floor,
@@ -535,7 +541,7 @@ fn custom_floor_names_single_page_x35() {
         got,
         vec![
             (2001, Some(1), "楼主", false),
-            (2005, Some(4), "顶 来自 4楼", true),
+            (2005, Some(4), "顶 来自 4楼", false), // one-page thread: the only copy
             (2002, Some(2), "沙发", false),
             (2003, Some(3), "板凳", false),
             (2006, Some(5), "5楼", false),
@@ -676,11 +682,7 @@ fn api_and_html_views_of_one_thread_agree() {
         (api.tid, api.title.as_str()),
         (html.tid, html.title.as_str())
     );
-    let normal: Vec<&PagePost> = html
-        .posts
-        .iter()
-        .filter(|p| !p.duplicate || p.pid == Some(2005))
-        .collect();
+    let normal: Vec<&PagePost> = html.posts.iter().filter(|p| !p.duplicate).collect();
     assert_eq!(api.posts.len(), normal.len());
     for h in normal {
         let a = post(&api, h.pid.unwrap());
@@ -912,5 +914,25 @@ fn ajax_envelopes_are_classified_too() {
     assert!(
         matches!(e, PageError::CcDefence { .. }) && e.is_retryable(),
         "{e:?}"
+    );
+}
+
+#[test]
+fn pinned_reply_from_a_later_page_stays_a_duplicate() {
+    let s = String::from_utf8(fixture("thread-5001-p1.html")).unwrap();
+    assert!(s.contains(" 来自 5#"));
+    let moved = s.replace(" 来自 5#", " 来自 25#");
+    let p = discuz::parse_page(moved.as_bytes(), &ctx("moved.html")).unwrap();
+    let pinned = post(&p, 1005);
+    assert_eq!(
+        (pinned.floor, pinned.duplicate),
+        (Some(25), true),
+        "shown again on page 3"
+    );
+    let hot = post(&p, 1003);
+    assert_eq!(
+        (hot.floor, hot.duplicate),
+        (None, true),
+        "two gaps (3, 5): the hot reply's floor is unknown"
     );
 }

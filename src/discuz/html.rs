@@ -219,6 +219,9 @@ pub fn parse_html_with_floor_names(
         posts.push(p);
     }
     fill_floors(&mut posts, page, author_filtered);
+    if !author_filtered {
+        keep_only_copies(&mut posts, total_pages);
+    }
     if author_filtered {
         for p in &mut posts {
             p.floor = None;
@@ -565,6 +568,28 @@ fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
                 .position(|n| !n.is_empty() && *n == l)
                 .map(|i| i as u32)
         })
+}
+
+/// A pinned/推荐 entry whose slot is the post's only appearance is not a duplicate
+/// (MARKUP §4.3: a pid never appears twice on a page): when the thread has one page, or
+/// when its floor fills a gap among this page's numbered posts.
+fn keep_only_copies(posts: &mut [PagePost], total_pages: u32) {
+    let normal: Vec<u32> = posts
+        .iter()
+        .filter(|p| !p.duplicate)
+        .filter_map(|p| p.floor)
+        .collect();
+    let (Some(&lo), Some(&hi)) = (normal.iter().min(), normal.iter().max()) else {
+        return;
+    };
+    for p in posts.iter_mut().filter(|p| p.duplicate && p.pid.is_some()) {
+        let in_gap = p
+            .floor
+            .is_some_and(|f| f > lo && f < hi && !normal.contains(&f));
+        if total_pages == 1 || in_gap {
+            p.duplicate = false;
+        }
+    }
 }
 
 /// Fill floors the labels did not give: a named floor the lists do not know follows the
