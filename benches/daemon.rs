@@ -59,12 +59,17 @@ fn forum(threads: u64, posts_per_thread: usize, ppp: u32) -> ForumSpec {
 }
 
 fn config(dir: &std::path::Path, base: &str, threads: u64) -> Config {
+    config_with(dir, base, threads, false)
+}
+
+fn config_with(dir: &std::path::Path, base: &str, threads: u64, use_api: bool) -> Config {
     let tids: Vec<String> = (0..threads).map(|t| (2001 + t).to_string()).collect();
     let text = format!(
-        "[forum]\nbase_url = \"{base}\"\nmin_interval_ms = 0\n\n[daemon]\nrecheck_interval_secs = 1000000\n\n\
+        "[forum]\nbase_url = \"{base}\"\nmin_interval_ms = 0\n\n[daemon]\nrecheck_interval_secs = 1000000\nuse_api = {use_api}\n\n\
          [game]\nname = \"bench\"\nrules = \"r.toml\"\ndb = \"bench.sqlite\"\n\n\
          [[day]]\nnumber = 1\ndiscussion = [{}]\nopens = \"2026-03-01 00:00\"\ncloses = \"2026-03-30 21:00\"\n",
-        tids.join(", ")
+        tids.join(", "),
+        use_api = use_api
     );
     let p = dir.join("bench.toml");
     std::fs::write(&p, text).unwrap();
@@ -195,6 +200,24 @@ fn main() {
         "daemon/breakdown: one PC page ({} KB, {} posts): parse {parse_ms:.2} ms, store unchanged {store_ms:.2} ms",
         raw.body.len() / 1024,
         tp.posts.len()
+    );
+    drop(d);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // 1b. The same through the mobile API (JSON).
+    let dir = tmp("poll-api");
+    let cfg = config_with(&dir, &f.base_url(), 10, true);
+    let mut d = daemon(cfg);
+    rt.block_on(d.sync_once()).unwrap();
+    rt.block_on(d.sync_once()).unwrap();
+    let (c0, t0) = (thread_cpu_ns(), Instant::now());
+    for _ in 0..polls {
+        rt.block_on(d.sync_once()).unwrap();
+    }
+    let cpu_ms = (thread_cpu_ns() - c0) as f64 / 1e6 / polls as f64;
+    let wall_ms = t0.elapsed().as_secs_f64() * 1e3 / polls as f64;
+    println!(
+        "daemon/poll-10-unchanged-threads-api: {cpu_ms:.2} ms CPU per poll (daemon thread), {wall_ms:.2} ms wall (use_api = true)"
     );
     drop(d);
     let _ = std::fs::remove_dir_all(&dir);
