@@ -1,7 +1,110 @@
-//! `bansha tally`.
+//! `bansha tally`: the day's votes from the store, judged by the game's rule set.
 
 use super::*;
 
-pub fn run(_a: &TallyArgs) -> CliResult {
-    Err(CliError::Runtime("not built yet".into()))
+use crate::config::{Config, Event};
+use crate::model::{Post, Timestamp};
+use crate::report::Format;
+use crate::roster::Roster;
+use crate::rules::RuleSet;
+use crate::time::{Clock, SystemClock};
+use crate::votes::{self, Tally, TallyInput};
+
+pub fn run(a: &TallyArgs) -> CliResult {
+    let cfg = load_config(&a.config)?;
+    let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
+    let as_of = match &a.at {
+        Some(s) => parse_at(&cfg, s)?,
+        None => SystemClock.now(),
+    };
+    let tid = vote_tid(&cfg, a.day)?;
+    let store = crate::store::Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
+    let posts = store
+        .posts(&cfg.forum_key(), tid)
+        .map_err(CliError::runtime)?;
+    let t = tally_day(&cfg, &rules, a.day, &posts, as_of)?;
+    print!("{}", render(&cfg, &t, a.format.format));
+    Ok(())
+}
+
+/// `--at TIME` in the game's timezone.
+pub fn parse_at(cfg: &Config, s: &str) -> Result<Timestamp, CliError> {
+    crate::time::parse_naive(s)
+        .map(|t| cfg.ts(crate::config::LocalTime(t)))
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "--at: `{s}` is not a time (want YYYY-MM-DD HH:MM[:SS])"
+            ))
+        })
+}
+
+/// The day's 投票帖.
+pub fn vote_tid(cfg: &Config, day: u32) -> Result<u64, CliError> {
+    let d = cfg.day(day).ok_or_else(|| {
+        CliError::Input(format!(
+            "{}: no [[day]] with number = {day}",
+            cfg.path.display()
+        ))
+    })?;
+    d.vote.ok_or_else(|| {
+        CliError::Input(format!(
+            "{}: day {day} has no `vote` thread",
+            cfg.path.display()
+        ))
+    })
+}
+
+/// Whether the day is accelerated: the director's last `accelerate`/`delay` event for
+/// the day decides (a 延时 ends the 加速 state: 「延迟成功时，不再视为“执行加速”状态」).
+/// Parsed 进程帖 requests are not consulted here yet.
+pub fn accelerated(cfg: &Config, day: u32) -> bool {
+    cfg.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Accelerate { day: d } if *d == day => Some(true),
+            Event::Delay { day: d } if *d == day => Some(false),
+            _ => None,
+        })
+        .next_back()
+        .unwrap_or(false)
+}
+
+/// The tally of `day` as of `as_of`, from the given vote-thread posts.
+pub fn tally_day(
+    cfg: &Config,
+    rules: &RuleSet,
+    day: u32,
+    posts: &[Post],
+    as_of: Timestamp,
+) -> Result<Tally, CliError> {
+    let d = cfg.day(day).ok_or_else(|| {
+        CliError::Input(format!(
+            "{}: no [[day]] with number = {day}",
+            cfg.path.display()
+        ))
+    })?;
+    let roster = Roster::from_config(cfg);
+    Ok(votes::tally(&TallyInput {
+        day,
+        rules: &rules.vote,
+        readings: &rules.meta.readings,
+        config: cfg,
+        roster: &roster,
+        posts,
+        closes: d.closes.map(|c| cfg.ts(c)),
+        as_of: Some(as_of),
+        accelerated: accelerated(cfg, day),
+    }))
+}
+
+pub fn render(cfg: &Config, t: &Tally, format: Format) -> String {
+    match format {
+        Format::Text => votes::render::text(t, &cfg.game.name),
+        Format::Bbcode => votes::render::bbcode(t, &cfg.game.name),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(t).expect("a tally serializes");
+            s.push('\n');
+            s
+        }
+    }
 }

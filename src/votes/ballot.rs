@@ -1,0 +1,163 @@
+//! Reading a ballot out of a post's plain text.
+
+use serde::Serialize;
+
+/// What a ballot-shaped post says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BallotText {
+    /// `改票对象` (a change) rather than `投票对象`.
+    pub change: bool,
+    /// The target as written, trimmed; `None` for `弃权`.
+    pub target: Option<String>,
+    /// The 投票理由/改票理由, trimmed ("" if none).
+    pub reason: String,
+}
+
+const ABSTAIN: &str = "弃权";
+
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}')
+}
+
+/// Punctuation is the same in full and half width (`：` = `:`); invisible characters go.
+fn normalize(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}'))
+        .map(|c| match c {
+            '：' | '﹕' | '︰' => ':',
+            '\u{3000}' | '\u{a0}' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// Find `<prefix>对象:` / `<prefix>理由:` allowing spaces between the parts.
+/// Returns (start of the key, end of the colon).
+fn find_key(s: &str, prefixes: &[&str], noun: &str, from: usize) -> Option<(usize, usize, usize)> {
+    let mut best: Option<(usize, usize, usize)> = None;
+    for (pi, p) in prefixes.iter().enumerate() {
+        let mut at = from;
+        while let Some(i) = s[at..].find(p) {
+            let start = at + i;
+            let mut j = start + p.len();
+            j += s[j..]
+                .chars()
+                .take_while(|c| is_space(*c))
+                .map(char::len_utf8)
+                .sum::<usize>();
+            if s[j..].starts_with(noun) {
+                let mut k = j + noun.len();
+                k += s[k..]
+                    .chars()
+                    .take_while(|c| is_space(*c))
+                    .map(char::len_utf8)
+                    .sum::<usize>();
+                if s[k..].starts_with(':') {
+                    if best.is_none_or(|b| start < b.0) {
+                        best = Some((start, k + 1, pi));
+                    }
+                    break;
+                }
+            }
+            at = start + p.len();
+        }
+    }
+    best
+}
+
+/// Parse a ballot from a post's plain text (quotes already removed): `投票对象：X` then
+/// `投票理由：Y`, or `改票对象：X` / `改票理由：Y`. Full/half-width colons, target and reason
+/// on one line or not, surrounding whitespace: all the same. `None` if the post holds no
+/// ballot.
+pub fn parse_ballot(text: &str) -> Option<BallotText> {
+    let s = normalize(text);
+    let (_, after_colon, which) = find_key(&s, &["投票", "改票"], "对象", 0)?;
+    let change = which == 1;
+    // The reason key (either prefix) ends the target.
+    let reason_key = find_key(&s, &["投票", "改票"], "理由", after_colon);
+    let target_region = match reason_key {
+        Some((rs, _, _)) => &s[after_colon..rs],
+        None => &s[after_colon..],
+    };
+    // The target is the first non-empty line of its region.
+    let target = target_region
+        .lines()
+        .map(|l| l.trim_matches(is_space))
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string();
+    let reason = match reason_key {
+        Some((_, re, _)) => s[re..].trim_matches(is_space).to_string(),
+        None => String::new(),
+    };
+    Some(BallotText {
+        change,
+        target: if target == ABSTAIN {
+            None
+        } else {
+            Some(target)
+        },
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(change: bool, target: Option<&str>, reason: &str) -> Option<BallotText> {
+        Some(BallotText {
+            change,
+            target: target.map(str::to_string),
+            reason: reason.into(),
+        })
+    }
+
+    #[test]
+    fn the_rule_post_formats() {
+        assert_eq!(
+            parse_ballot("投票对象：傻树\n投票理由：砍"),
+            b(false, Some("傻树"), "砍")
+        );
+        assert_eq!(
+            parse_ballot("改票对象：不见\n改票理由：吉祥猪"),
+            b(true, Some("不见"), "吉祥猪")
+        );
+    }
+
+    #[test]
+    fn half_width_colons_same_line_and_spaces() {
+        assert_eq!(
+            parse_ballot("  投票对象: 傻树 投票理由:砍 他  "),
+            b(false, Some("傻树"), "砍 他")
+        );
+        assert_eq!(
+            parse_ballot("投票 对象 ：\u{3000}傻树\u{200b}\r\n\r\n投票理由 ： x"),
+            b(false, Some("傻树"), "x")
+        );
+        // Target on the line after its key.
+        assert_eq!(
+            parse_ballot("投票对象：\n\n西瓜\n投票理由：好吃"),
+            b(false, Some("西瓜"), "好吃")
+        );
+    }
+
+    #[test]
+    fn abstention_missing_reason_and_no_ballot() {
+        assert_eq!(parse_ballot("投票对象：弃权"), b(false, None, ""));
+        assert_eq!(parse_ballot("我觉得投票对象应该是狼"), None);
+        assert_eq!(parse_ballot("顶一下"), None);
+        assert_eq!(
+            parse_ballot("投票对象：\n投票理由：x"),
+            b(false, Some(""), "x")
+        );
+    }
+
+    #[test]
+    fn first_key_decides_kind() {
+        assert_eq!(
+            parse_ballot("前言\n改票对象：甲\n投票理由：乙"),
+            b(true, Some("甲"), "乙")
+        );
+    }
+}

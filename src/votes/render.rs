@@ -1,0 +1,274 @@
+//! A tally for people: `text` for the director, `bbcode` for the public 公示.
+
+use std::fmt::Write;
+
+use super::tally::Tally;
+use crate::report::bbcode_escape as esc;
+
+fn floor_label(floor: Option<u32>, proxy: bool) -> String {
+    match (floor, proxy) {
+        (_, true) => "代投".into(),
+        (Some(f), _) => format!("{f}#"),
+        (None, _) => "?#".into(),
+    }
+}
+
+fn target_label(t: &Option<String>, written: &Option<String>) -> String {
+    match (t, written) {
+        (Some(t), _) => t.clone(),
+        (None, None) => "弃权".into(),
+        (None, Some(w)) => format!("`{w}`"),
+    }
+}
+
+/// The director's report: totals, every ballot with its link, rejections with reasons,
+/// who has not voted, changes in the last hour, edited posts, readings.
+pub fn text(t: &Tally, game: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{game} — day {} vote ({})", t.day, t.mode);
+    let _ = writeln!(
+        s,
+        "as of {}{}{}",
+        t.as_of,
+        t.closes
+            .as_ref()
+            .map(|c| format!(", 关门 {c}"))
+            .unwrap_or_default(),
+        if t.accelerated {
+            ", accelerated (加速)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "Outcome: {} {}",
+        t.outcome.kind,
+        t.outcome.player.as_deref().unwrap_or("-")
+    );
+    let _ = writeln!(s, "  via: {}", t.outcome.via);
+    if !t.outcome.clause.is_empty() {
+        let _ = writeln!(s, "  rule: 「{}」", t.outcome.clause);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Totals:");
+    if t.totals.is_empty() {
+        let _ = writeln!(s, "  (none)");
+    }
+    for x in &t.totals {
+        let _ = writeln!(s, "  {:<12} {}", x.target, x.votes);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Counted ballots:");
+    for b in t.ballots.iter().filter(|b| b.valid) {
+        let _ = writeln!(
+            s,
+            "  {:<5} {}  {} -> {}  weight {}{}",
+            floor_label(b.floor, b.proxy),
+            b.time,
+            b.voter,
+            target_label(&b.target, &b.written_target),
+            b.weight,
+            if b.change { "  (改票)" } else { "" }
+        );
+        for n in &b.weight_notes {
+            let _ = writeln!(s, "        {n}");
+        }
+        if let Some(u) = &b.url {
+            let _ = writeln!(s, "        {u}");
+        }
+    }
+    let rejected: Vec<_> = t.ballots.iter().filter(|b| !b.valid).collect();
+    if !rejected.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Not counted:");
+        for b in rejected {
+            let _ = writeln!(
+                s,
+                "  {:<5} {}  {} -> {}: {}",
+                floor_label(b.floor, b.proxy),
+                b.time,
+                b.voter,
+                target_label(&b.target, &b.written_target),
+                b.reason.as_deref().unwrap_or("")
+            );
+            if let Some(c) = &b.clause {
+                let _ = writeln!(s, "        rule: {c}");
+            }
+            if let Some(u) = &b.url {
+                let _ = writeln!(s, "        {u}");
+            }
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "Not voted yet: {}",
+        if t.non_voters.is_empty() {
+            "(everyone has voted)".to_string()
+        } else {
+            t.non_voters.join(", ")
+        }
+    );
+    let last: Vec<_> = t
+        .ballots
+        .iter()
+        .filter(|b| b.last_hour && (b.change || b.proxy))
+        .collect();
+    if !last.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Changes in the last hour:");
+        for b in last {
+            let _ = writeln!(
+                s,
+                "  {:<5} {}  {} -> {}  {}",
+                floor_label(b.floor, b.proxy),
+                b.time,
+                b.voter,
+                target_label(&b.target, &b.written_target),
+                if b.valid { "counted" } else { "not counted" }
+            );
+        }
+    }
+    if !t.edited_posts.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Edited vote posts (a ballot is its first-seen text):");
+        for e in &t.edited_posts {
+            let _ = writeln!(
+                s,
+                "  {} by {}{}  {}",
+                floor_label(e.floor, false),
+                e.author,
+                if e.first_seen_edited {
+                    " (already edited when first seen)"
+                } else {
+                    ""
+                },
+                e.url
+            );
+            for (i, r) in e.revisions.iter().enumerate() {
+                let _ = writeln!(s, "    revision {}: {}", i + 1, r.replace('\n', " / "));
+            }
+        }
+    }
+    if !t.notes.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Notes:");
+        for n in &t.notes {
+            let _ = writeln!(s, "  {n}");
+        }
+    }
+    if !t.readings.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Readings of the rule post applied:");
+        for r in &t.readings {
+            let _ = writeln!(s, "  {r}");
+        }
+    }
+    s
+}
+
+fn tops(t: &Tally) -> Vec<&str> {
+    let top = t.totals.first().map(|x| x.votes).unwrap_or_default();
+    if top.0 <= 0 {
+        return vec![];
+    }
+    t.totals
+        .iter()
+        .filter(|x| x.votes == top)
+        .map(|x| x.target.as_str())
+        .collect()
+}
+
+/// The result line in Chinese, names escaped.
+fn result_line(t: &Tally) -> String {
+    let o = &t.outcome;
+    let p = o.player.as_deref().map(esc).unwrap_or_default();
+    let tied = if o.tied.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "平票（{}），",
+            o.tied.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
+        )
+    };
+    match (t.mode, o.kind) {
+        ("election", "elected") => format!("{tied}当选警长：{p}"),
+        ("election", _) if !o.tied.is_empty() => format!("{tied}本局无警长"),
+        ("election", _) => "无人当选警长".into(),
+        ("majority", "eliminated") => format!("公决成功：{p}"),
+        ("majority", _) => "公决失败".into(),
+        (_, "eliminated") => format!("{tied}投票出局：{p}"),
+        _ if !o.tied.is_empty() => format!("{tied}无人出局"),
+        _ => match tops(t).first() {
+            Some(top) => format!("最高票：{}，平安日，无人出局", esc(top)),
+            None => "无人出局".into(),
+        },
+    }
+}
+
+/// The public 公示, ready to paste: respects the game's secrecy; every player-written
+/// string is escaped.
+pub fn bbcode(t: &Tally, game: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), t.day);
+    let _ = writeln!(s, "统计截至 {}", t.as_of);
+    if t.secrecy != "open" && !t.secrecy_clause.is_empty() {
+        let _ = writeln!(s, "[size=2]{}[/size]", esc(&t.secrecy_clause));
+    }
+    let _ = writeln!(s);
+    if t.secrecy != "anonymous" {
+        let _ = writeln!(s, "[b]投票[/b]");
+        let _ = writeln!(s, "[list]");
+        for b in t.ballots.iter().filter(|b| !b.by_director) {
+            let line = format!(
+                "{} → {}",
+                esc(&b.voter),
+                esc(&target_label(&b.target, &b.written_target))
+            );
+            let link = match &b.url {
+                Some(u) => format!("[url={u}]{}[/url]", floor_label(b.floor, b.proxy)),
+                None => floor_label(b.floor, b.proxy),
+            };
+            let weight = if t.secrecy == "open" && b.valid && b.weight.0 != 10 {
+                format!("（{}票）", b.weight)
+            } else {
+                String::new()
+            };
+            if b.valid {
+                let _ = writeln!(s, "[*]{link} {line}{weight}");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "[*][s]{link} {line}[/s] 无效：{}",
+                    esc(b.reason.as_deref().unwrap_or(""))
+                );
+            }
+        }
+        let _ = writeln!(s, "[/list]");
+        let _ = writeln!(s);
+    } else {
+        let n = t.ballots.iter().filter(|b| b.valid).count();
+        let _ = writeln!(s, "有效票 {n} 张（匿名投票，不公示投票人）");
+        let _ = writeln!(s);
+    }
+    if t.secrecy != "top-only" {
+        let _ = writeln!(s, "[b]票数[/b]");
+        for x in &t.totals {
+            let _ = writeln!(s, "{}：{}", esc(&x.target), x.votes);
+        }
+        let _ = writeln!(s);
+    } else {
+        let tp = tops(t);
+        if !tp.is_empty() {
+            let _ = writeln!(
+                s,
+                "最高票：{}",
+                tp.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
+            );
+        }
+    }
+    let _ = writeln!(s, "[b]{}[/b]", result_line(t));
+    s
+}
