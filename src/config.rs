@@ -36,6 +36,9 @@ pub struct Config {
     pub days: Vec<Day>,
     #[serde(default, rename = "event")]
     pub events: Vec<Event>,
+    /// `[daemon]`: how `bansha run`/`sync` poll (optional; every key has a default).
+    #[serde(default)]
+    pub daemon: Daemon,
     /// Set by [`Config::load`]: the file this came from.
     #[serde(skip)]
     pub path: PathBuf,
@@ -70,6 +73,56 @@ pub struct Forum {
 
 fn default_min_interval() -> u64 {
     2000
+}
+
+/// `[daemon]`: polling and fault handling for `bansha run` / `bansha sync`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Daemon {
+    /// Seconds between polls of the active threads.
+    pub poll_interval_secs: u64,
+    /// Seconds between polls in the last hour before 关门.
+    pub final_hour_interval_secs: u64,
+    /// Seconds after 关门 before the final re-read and the day's reports (late pages).
+    pub grace_secs: u64,
+    /// How many recent pages a re-read covers (edits and deletions).
+    pub recheck_pages: u32,
+    /// Seconds between re-reads of recent pages.
+    pub recheck_interval_secs: u64,
+    /// Per-request timeout.
+    pub request_timeout_ms: u64,
+    /// Retries per request after the first attempt (timeouts, 5xx, CC and anti-scrape pages).
+    pub retries: u32,
+    /// First retry delay; doubles each retry, with jitter.
+    pub backoff_ms: u64,
+    /// Where the day's final reports go (default: `reports/` next to the config).
+    pub reports_dir: Option<PathBuf>,
+    /// Read threads through the mobile API (`api/mobile/index.php`) instead of PC pages.
+    pub use_api: bool,
+    /// Optional thread discovery: the board to list (`module=forumdisplay`).
+    pub fid: Option<u64>,
+    /// Optional thread discovery: a regex the day threads' titles match; the capture
+    /// group `day` (or the first group) is the day number.
+    pub title_pattern: Option<String>,
+}
+
+impl Default for Daemon {
+    fn default() -> Self {
+        Daemon {
+            poll_interval_secs: 300,
+            final_hour_interval_secs: 60,
+            grace_secs: 120,
+            recheck_pages: 3,
+            recheck_interval_secs: 1800,
+            request_timeout_ms: 30_000,
+            retries: 4,
+            backoff_ms: 2_000,
+            reports_dir: None,
+            use_api: false,
+            fid: None,
+            title_pattern: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -218,6 +271,23 @@ impl Config {
             err(
                 "forum".into(),
                 "username_env and password_env go together".into(),
+            );
+        }
+        if let Some(p) = &self.daemon.title_pattern
+            && let Err(e) = regex::Regex::new(p)
+        {
+            err("daemon.title_pattern".into(), format!("bad regex: {e}"));
+        }
+        if self.daemon.title_pattern.is_some() != self.daemon.fid.is_some() {
+            err(
+                "daemon".into(),
+                "fid and title_pattern go together (thread discovery)".into(),
+            );
+        }
+        if self.daemon.poll_interval_secs == 0 || self.daemon.final_hour_interval_secs == 0 {
+            err(
+                "daemon.poll_interval_secs".into(),
+                "poll intervals must be at least 1 second".into(),
             );
         }
         let mut names = HashSet::new();
@@ -453,6 +523,27 @@ at = "2026-03-05 20:00"
         assert_eq!(c.threads().len(), 2);
         assert!(matches!(c.events[0], Event::Out { .. }));
         assert_eq!(c.db_path(), PathBuf::from("g.sqlite"));
+        assert_eq!(c.daemon.poll_interval_secs, 300);
+    }
+
+    #[test]
+    fn daemon_table_is_optional_and_checked() {
+        let with = OK.replace(
+            "[game]",
+            "[daemon]\npoll_interval_secs = 30\nuse_api = true\n\n[game]",
+        );
+        let c = Config::from_str(Path::new("g.toml"), &with).unwrap();
+        assert_eq!(c.daemon.poll_interval_secs, 30);
+        assert!(c.daemon.use_api);
+        assert_eq!(c.daemon.grace_secs, 120);
+        let bad = OK.replace(
+            "[game]",
+            "[daemon]\nfid = 3\ntitle_pattern = \"(\"\n\n[game]",
+        );
+        let e = Config::from_str(Path::new("g.toml"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("g.toml:daemon.title_pattern: bad regex"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,106 @@
-//! `bansha sync`.
+//! `bansha sync` (one polling pass) and `bansha run` (the daemon).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::*;
+use crate::daemon::{Daemon, DaemonError, PassSummary, StandardReports};
+use crate::fetch::Fetcher;
+use crate::store::Store;
+use crate::time::SystemClock;
 
-pub fn run(_a: &RunArgs, _once: bool) -> CliResult {
-    Err(CliError::Runtime("not built yet".into()))
+pub fn run(a: &RunArgs, once: bool) -> CliResult {
+    let cfg = load_config(&a.config)?;
+    // Warnings (secret files readable by others) are logged by `from_config`.
+    let (fetcher, _warnings) = Fetcher::from_config(&cfg).map_err(CliError::input)?;
+    let reports_dir = match (&a.reports, &cfg.daemon.reports_dir) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) => cfg.resolve(p),
+        (None, None) => cfg.dir().join("reports"),
+    };
+    let db = cfg.db_path();
+    let store = Store::open(&db).map_err(CliError::runtime)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::runtime)?;
+    let writer = StandardReports::current_exe().map_err(CliError::runtime)?;
+    let exe = writer.exe.clone();
+    let mut daemon = Daemon::new(cfg, store, fetcher, Arc::new(SystemClock), reports_dir)
+        .with_progress(once)
+        .with_writer(Box::new(writer));
+    if !once {
+        daemon = daemon.with_tally_watch(exe);
+    }
+    let stop = daemon.stop_flag();
+    rt.block_on(async move {
+        tokio::spawn(watch_signals(stop.clone()));
+        if once {
+            let sum = daemon.sync_once().await.map_err(daemon_error)?;
+            println!("{}", summary_line(&sum));
+            if sum.stopped {
+                return Err(CliError::Runtime(
+                    "interrupted; the next sync resumes where this one stopped".into(),
+                ));
+            }
+            if !sum.errors.is_empty() || !sum.gone.is_empty() {
+                let mut msg = String::from("some threads could not be read:");
+                for (tid, why) in daemon.gone() {
+                    msg.push_str(&format!("\n  thread {tid}: {why}"));
+                }
+                for e in &sum.errors {
+                    msg.push_str(&format!("\n  {e}"));
+                }
+                return Err(CliError::Runtime(msg));
+            }
+            Ok(())
+        } else {
+            tracing::info!(config = %daemon.config().path.display(), "daemon started");
+            daemon.run().await.map_err(daemon_error)
+        }
+    })
+}
+
+fn daemon_error(e: DaemonError) -> CliError {
+    CliError::Runtime(e.to_string())
+}
+
+fn summary_line(s: &PassSummary) -> String {
+    format!(
+        "synced {} threads: {} pages, {} new posts, {} edited, {} missing",
+        s.threads, s.pages, s.new_posts, s.changed, s.missing
+    )
+}
+
+/// SIGINT / SIGTERM raise the stop flag (the daemon stops after the current page); a
+/// second signal exits at once (nothing is lost: every stored page is committed).
+async fn watch_signals(stop: Arc<AtomicBool>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        for n in 0.. {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            if n > 0 {
+                eprintln!("bansha: second signal, exiting now");
+                std::process::exit(130);
+            }
+            eprintln!("bansha: stopping after the current page (signal again to exit now)");
+            stop.store(true, Ordering::SeqCst);
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.store(true, Ordering::SeqCst);
+        }
+    }
 }
