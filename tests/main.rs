@@ -3,6 +3,7 @@
 mod activity;
 mod common;
 mod daemon;
+mod demo;
 mod ingest;
 mod parse;
 mod testforum;

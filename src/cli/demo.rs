@@ -125,7 +125,12 @@ fn setup(dir: &Path) -> Result<PathBuf, CliError> {
     section("Day 2 activity at 关门");
     super::activity::run_activity(&day(2))?;
     section("电梯楼 for day 3 (BBCode, from day 2's posts)");
-    super::activity::run_elevator(&day(2))?;
+    super::activity::run_elevator(&DayArgs {
+        format: FormatArg {
+            format: Format::Bbcode,
+        },
+        ..day(2)
+    })?;
     section("Try it yourself");
     println!("The demo's files are in {}. For example:", dir.display());
     println!(
