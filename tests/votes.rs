@@ -751,7 +751,7 @@ fn tally_command_takes_the_directors_acceleration() {
     let f4 = b.iter().find(|x| x["floor"] == 4).unwrap();
     assert_eq!(f4["valid"], false);
     assert!(
-        f4["reason"].as_str().unwrap().contains("accelerated"),
+        f4["reason"].as_str().unwrap().contains("本日已加速"),
         "{f4}"
     );
     let f3 = b.iter().find(|x| x["floor"] == 3).unwrap();
