@@ -648,12 +648,12 @@ fn tally_command_json_at_and_bbcode() {
     assert_eq!(by_floor(2)["weight"], 2);
     assert_eq!(by_floor(2)["time"], "2026-03-05 10:00:00");
     assert_eq!(by_floor(3)["valid"], false);
-    assert_eq!(by_floor(3)["reason"], "replaced by floor 4");
+    assert_eq!(by_floor(3)["reason"], "已被 4 楼改票取代");
     assert!(
         by_floor(5)["reason"]
             .as_str()
             .unwrap()
-            .contains("closest: 大黄蜂"),
+            .contains("最接近的玩家：大黄蜂"),
         "{}",
         by_floor(5)
     );
@@ -705,7 +705,7 @@ fn tally_command_json_at_and_bbcode() {
         "2026-03-05 21:00",
     ]);
     let tx = String::from_utf8(out.stdout).unwrap();
-    assert!(tx.contains("Not voted yet: 白色防御者, 大黄蜂"), "{tx}");
+    assert!(tx.contains("未投票：白色防御者、大黄蜂"), "{tx}");
     assert!(tx.contains("goto=findpost&ptid=7002&pid=2"), "{tx}");
 }
 
@@ -751,7 +751,7 @@ fn tally_command_takes_the_directors_acceleration() {
     let f4 = b.iter().find(|x| x["floor"] == 4).unwrap();
     assert_eq!(f4["valid"], false);
     assert!(
-        f4["reason"].as_str().unwrap().contains("accelerated"),
+        f4["reason"].as_str().unwrap().contains("本日已加速"),
         "{f4}"
     );
     let f3 = b.iter().find(|x| x["floor"] == 3).unwrap();

@@ -813,7 +813,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                     detail: format!(
                         "已于 {} 出局（{}），{} 在{}{}发言",
                         g.cfg.fmt_time(out_t),
-                        cause,
+                        crate::votes::cause_zh(&cause),
                         g.cfg.fmt_time(ev.time),
                         ev.thread.zh(),
                         ev.floor.map(|f| format!(" {f} 楼")).unwrap_or_default()
@@ -892,9 +892,11 @@ fn partial_story(g: &Game, name: &str, w: &DayWindow) -> String {
             continue;
         }
         match f {
-            Fact::Out { player, cause } if player == name => {
-                parts.push(format!("{} 出局（{cause}）", g.cfg.fmt_time(*t)))
-            }
+            Fact::Out { player, cause } if player == name => parts.push(format!(
+                "{} 出局（{}）",
+                g.cfg.fmt_time(*t),
+                crate::votes::cause_zh(cause)
+            )),
             Fact::Revive { player } if player == name => {
                 parts.push(format!("{} 回到游戏", g.cfg.fmt_time(*t)))
             }

@@ -77,7 +77,7 @@ pub fn acceleration(
         Err(e) => (
             director_accelerated(cfg, day),
             Some(format!(
-                "加速 decided from the director's accelerate/delay events only: {e}"
+                "加速状态仅依据导演的 accelerate/delay 事件判定：{e}"
             )),
         ),
     }

@@ -6,4 +6,5 @@ pub mod render;
 mod tally;
 
 pub use ballot::{BallotText, parse_ballot};
+pub(crate) use tally::cause_zh;
 pub use tally::{Ballot, EditedPost, Outcome, Tally, TallyInput, Total, tally};

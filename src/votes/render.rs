@@ -21,56 +21,74 @@ fn target_label(t: &Option<String>, written: &Option<String>) -> String {
     }
 }
 
+/// The vote's mode in words.
+fn mode_zh(mode: &str) -> &str {
+    match mode {
+        "election" => "警长竞选",
+        "elimination" => "放逐投票",
+        "majority" => "公决",
+        other => other,
+    }
+}
+
+/// The outcome's kind in words.
+fn kind_zh(mode: &str, kind: &str) -> &'static str {
+    match (mode, kind) {
+        (_, "elected") => "当选警长",
+        ("majority", "eliminated") => "公决出局",
+        (_, "eliminated") => "出局",
+        ("election", _) => "无人当选",
+        ("majority", _) => "公决失败",
+        _ => "无人出局",
+    }
+}
+
 /// The director's report: totals, every ballot with its link, rejections with reasons,
 /// who has not voted, changes in the last hour, edited posts, readings.
 pub fn text(t: &Tally, game: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{game} — day {} vote ({})", t.day, t.mode);
+    let _ = writeln!(s, "{game} — 第{}天 投票（{}）", t.day, mode_zh(t.mode));
     let _ = writeln!(
         s,
-        "as of {}{}{}",
+        "统计截至 {}{}{}",
         t.as_of,
         t.closes
             .as_ref()
-            .map(|c| format!(", 关门 {c}"))
+            .map(|c| format!("，关门 {c}"))
             .unwrap_or_default(),
-        if t.accelerated {
-            ", accelerated (加速)"
-        } else {
-            ""
-        }
+        if t.accelerated { "，已加速" } else { "" }
     );
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "Outcome: {} {}",
-        t.outcome.kind,
+        "结果：{} {}",
+        kind_zh(t.mode, t.outcome.kind),
         t.outcome.player.as_deref().unwrap_or("-")
     );
-    let _ = writeln!(s, "  via: {}", t.outcome.via);
+    let _ = writeln!(s, "  依据：{}", t.outcome.via);
     if !t.outcome.clause.is_empty() {
-        let _ = writeln!(s, "  rule: 「{}」", t.outcome.clause);
+        let _ = writeln!(s, "  规则：「{}」", t.outcome.clause);
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "Totals:");
+    let _ = writeln!(s, "票数：");
     if t.totals.is_empty() {
-        let _ = writeln!(s, "  (none)");
+        let _ = writeln!(s, "  （无）");
     }
     for x in &t.totals {
         let _ = writeln!(s, "  {:<12} {}", x.target, x.votes);
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "Counted ballots:");
+    let _ = writeln!(s, "有效票：");
     for b in t.ballots.iter().filter(|b| b.valid) {
         let _ = writeln!(
             s,
-            "  {:<5} {}  {} -> {}  weight {}{}",
+            "  {:<5} {}  {} -> {}  {}票{}",
             floor_label(b.floor, b.proxy),
             b.time,
             b.voter,
             target_label(&b.target, &b.written_target),
             b.weight,
-            if b.change { "  (改票)" } else { "" }
+            if b.change { "  （改票）" } else { "" }
         );
         for n in &b.weight_notes {
             let _ = writeln!(s, "        {n}");
@@ -82,7 +100,7 @@ pub fn text(t: &Tally, game: &str) -> String {
     let rejected: Vec<_> = t.ballots.iter().filter(|b| !b.valid).collect();
     if !rejected.is_empty() {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Not counted:");
+        let _ = writeln!(s, "无效票：");
         for b in rejected {
             let _ = writeln!(
                 s,
@@ -94,7 +112,7 @@ pub fn text(t: &Tally, game: &str) -> String {
                 b.reason.as_deref().unwrap_or("")
             );
             if let Some(c) = &b.clause {
-                let _ = writeln!(s, "        rule: {c}");
+                let _ = writeln!(s, "        规则：{c}");
             }
             if let Some(u) = &b.url {
                 let _ = writeln!(s, "        {u}");
@@ -104,11 +122,11 @@ pub fn text(t: &Tally, game: &str) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "Not voted yet: {}",
+        "未投票：{}",
         if t.non_voters.is_empty() {
-            "(everyone has voted)".to_string()
+            "（全部已投票）".to_string()
         } else {
-            t.non_voters.join(", ")
+            t.non_voters.join("、")
         }
     );
     let last: Vec<_> = t
@@ -118,7 +136,7 @@ pub fn text(t: &Tally, game: &str) -> String {
         .collect();
     if !last.is_empty() {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Changes in the last hour:");
+        let _ = writeln!(s, "最后一小时内的变动：");
         for b in last {
             let _ = writeln!(
                 s,
@@ -127,41 +145,41 @@ pub fn text(t: &Tally, game: &str) -> String {
                 b.time,
                 b.voter,
                 target_label(&b.target, &b.written_target),
-                if b.valid { "counted" } else { "not counted" }
+                if b.valid { "有效" } else { "无效" }
             );
         }
     }
     if !t.edited_posts.is_empty() {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Edited vote posts (a ballot is its first-seen text):");
+        let _ = writeln!(s, "被编辑过的投票帖（以首次读到的内容为准）：");
         for e in &t.edited_posts {
             let _ = writeln!(
                 s,
-                "  {} by {}{}  {}",
+                "  {} {}{}  {}",
                 floor_label(e.floor, false),
                 e.author,
                 if e.first_seen_edited {
-                    " (already edited when first seen)"
+                    "（首次读到时已被编辑）"
                 } else {
                     ""
                 },
                 e.url
             );
             for (i, r) in e.revisions.iter().enumerate() {
-                let _ = writeln!(s, "    revision {}: {}", i + 1, r.replace('\n', " / "));
+                let _ = writeln!(s, "    第{}版：{}", i + 1, r.replace('\n', " / "));
             }
         }
     }
     if !t.notes.is_empty() {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Notes:");
+        let _ = writeln!(s, "说明：");
         for n in &t.notes {
             let _ = writeln!(s, "  {n}");
         }
     }
     if !t.readings.is_empty() {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Readings of the rule post applied:");
+        let _ = writeln!(s, "规则解读：");
         for r in &t.readings {
             let _ = writeln!(s, "  {r}");
         }

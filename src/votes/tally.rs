@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::ballot::parse_ballot;
 use crate::config::{Config, Event};
-use crate::model::{Post, Timestamp};
+use crate::model::{LockKind, Post, Timestamp};
 use crate::report::findpost_url;
 use crate::roster::{Fact, Roster};
 use crate::rules::vote::{ElectionTie, Mode, Secrecy, TieBreak, VoteRules, Weight, WeightRule};
@@ -158,10 +158,47 @@ fn quoted(c: &str) -> Option<String> {
     }
 }
 
+/// Why a post's content could not be read, as the forum says it.
+fn lock_zh(lock: LockKind) -> &'static str {
+    match lock {
+        LockKind::BannedAuthor => "作者被禁止发言",
+        LockKind::ModeratorBlocked => "该帖被管理员屏蔽",
+        LockKind::AuthorOnly => "仅作者可见",
+        LockKind::Password => "需要密码",
+        LockKind::Hidden => "隐藏内容",
+        LockKind::Pending => "待审核",
+        LockKind::Other => "无法查看",
+    }
+}
+
+/// An `out` event's cause (`vote`, `night`, …) in the words of the forum.
+pub(crate) fn cause_zh(cause: &str) -> &str {
+    match cause {
+        "vote" => "放逐",
+        "night" => "夜晚",
+        "red-card" => "红牌",
+        "day" => "白天",
+        "skill" => "技能",
+        "suicide" => "自杀",
+        "quit" => "退出",
+        "afk" | "inactive" => "挂机",
+        other => other,
+    }
+}
+
+/// A span of minutes: 「一小时」, 「2小时」, 「30分钟」.
+fn minutes_zh(m: u32) -> String {
+    match m {
+        60 => "一小时".into(),
+        m if m % 60 == 0 => format!("{}小时", m / 60),
+        m => format!("{m}分钟"),
+    }
+}
+
 fn where_(floor: Option<u32>) -> String {
     match floor {
-        Some(f) => format!("floor {f}"),
-        None => "a 代投".into(),
+        Some(f) => format!("{f} 楼"),
+        None => "代投".into(),
     }
 }
 
@@ -199,10 +236,10 @@ pub fn tally(inp: &TallyInput) -> Tally {
         }
         if let Some(lock) = p.locked {
             notes.push(format!(
-                "{} by {}: content unavailable ({:?}); not read as a ballot — {url}",
+                "{} {} 的帖子内容不可见（{}），未作为投票读取 — {url}",
                 where_(p.floor),
                 p.author,
-                lock
+                lock_zh(lock)
             ));
             continue;
         }
@@ -324,8 +361,8 @@ pub fn tally(inp: &TallyInput) -> Tally {
     };
     let out_desc = |name: &str, t: Timestamp| -> String {
         match roster.out_at(name, t) {
-            Some((at, cause)) => format!("out since {} ({cause})", cfg.fmt_time(at)),
-            None => "out".into(),
+            Some((at, cause)) => format!("{}，{}", cfg.fmt_time(at), cause_zh(cause)),
+            None => "已出局".into(),
         }
     };
 
@@ -343,7 +380,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             reject(
                 b,
                 format!(
-                    "posted at {} after 关门 ({})",
+                    "发帖时间 {} 已过关门时间（{}）",
                     cfg.fmt_time(t),
                     cfg.fmt_time(closes)
                 ),
@@ -352,28 +389,17 @@ pub fn tally(inp: &TallyInput) -> Tally {
             continue;
         }
         if cfg.is_director(voter) {
-            reject(
-                b,
-                format!("`{voter}` is a director: a director's post is not a ballot"),
-                "voter",
-            );
+            reject(b, format!("{voter} 是导演：导演帖不是投票"), "voter");
             continue;
         }
         if !player_set.contains(voter) {
-            reject(
-                b,
-                format!("`{voter}` is not a player of this game"),
-                "voter",
-            );
+            reject(b, format!("{voter} 不是本局玩家"), "voter");
             continue;
         }
         if !alive_at(voter, t) {
             reject(
                 b,
-                format!(
-                    "voter `{voter}` is out of the game ({})",
-                    out_desc(voter, t)
-                ),
+                format!("投票人 {voter} 已出局（{}）", out_desc(voter, t)),
                 "voter",
             );
             continue;
@@ -386,7 +412,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         {
             reject(
                 b,
-                format!("voter `{voter}` holds [{s}] on day {day} and cannot vote"),
+                format!("投票人 {voter} 第{day}天带有【{s}】，不能投票"),
                 "voter-barred",
             );
             continue;
@@ -399,9 +425,9 @@ pub fn tally(inp: &TallyInput) -> Tally {
             reject(
                 b,
                 format!(
-                    "代投 recorded at {}, within {} minutes of 关门 ({})",
+                    "代投时间 {}：关门前{}内（关门 {}）不接受代投",
                     cfg.fmt_time(t),
-                    rules.proxy_cutoff_minutes,
+                    minutes_zh(rules.proxy_cutoff_minutes),
                     cfg.fmt_time(closes)
                 ),
                 "proxy",
@@ -414,10 +440,10 @@ pub fn tally(inp: &TallyInput) -> Tally {
             let (id, extra) = if rules.change_limit == Some(0) {
                 ("no-change", "")
             } else {
-                ("one-vote", "; a change must use the 改票 format")
+                ("one-vote", "；改票须使用改票格式")
             };
             let f = where_(entries[c].floor);
-            reject(b, format!("`{voter}` already voted ({f}){extra}"), id);
+            reject(b, format!("{voter} 已经投过票（{f}）{extra}"), id);
             continue;
         }
         // A target that names a player exactly.
@@ -442,7 +468,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         {
             reject(
                 b,
-                format!("target `{tg}` is out of the game ({})", out_desc(tg, t)),
+                format!("投票对象 {tg} 已出局（{}）", out_desc(tg, t)),
                 "target-out",
             );
             continue;
@@ -455,28 +481,18 @@ pub fn tally(inp: &TallyInput) -> Tally {
         {
             reject(
                 b,
-                format!(
-                    "`{voter}` holds [{s}] on day {day} and may not write a 投票理由, but wrote one"
-                ),
+                format!("{voter} 第{day}天带有【{s}】，不得写投票理由，但写了"),
                 "reason-forbidden",
             );
             continue;
         }
         if is_change {
             let Some(c) = st.current else {
-                reject(
-                    b,
-                    format!("a 改票 by `{voter}` with no earlier valid vote to change"),
-                    "format",
-                );
+                reject(b, format!("{voter} 改票，但此前没有可改的有效票"), "format");
                 continue;
             };
             if rules.change_limit == Some(0) {
-                reject(
-                    b,
-                    format!("改票 by `{voter}`: this game allows no 改票"),
-                    "no-change",
-                );
+                reject(b, format!("{voter} 改票：本局不允许改票"), "no-change");
                 continue;
             }
             if rules.change_must_reply && !e.proxy {
@@ -491,18 +507,18 @@ pub fn tally(inp: &TallyInput) -> Tally {
                         .map(|&a| where_(entries[a].floor))
                         .collect();
                     let what = match &e.quote {
-                        None => "quotes no post".to_string(),
+                        None => "没有引用任何帖子".to_string(),
                         Some(q) => match (q.pid, &q.author) {
-                            (Some(p), _) => format!("replies to pid {p}"),
-                            (None, Some(a)) => format!("replies to a post by `{a}`"),
-                            _ => "replies to an unidentified post".into(),
+                            (Some(p), _) => format!("回复的是 pid {p}"),
+                            (None, Some(a)) => format!("回复的是 {a} 的帖子"),
+                            _ => "回复的帖子无法识别".into(),
                         },
                     };
                     reject(
                         b,
                         format!(
-                            "改票 {what}, not to `{voter}`'s own vote ({})",
-                            floors.join(", ")
+                            "改票{what}，不是回复 {voter} 自己的投票（{}）",
+                            floors.join("、")
                         ),
                         "change-reply",
                     );
@@ -522,7 +538,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                 if rules.no_change_when_accelerated && inp.accelerated {
                     reject(
                         b,
-                        format!("改票 by `{voter}` while the day is accelerated (加速)"),
+                        format!("{voter} 改票：本日已加速，加速后不允许改票"),
                         "change-accelerated",
                     );
                     continue;
@@ -534,9 +550,9 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     reject(
                         b,
                         format!(
-                            "改票 at {}, within {} minutes of 关门 ({})",
+                            "改票时间 {}：关门前{}内（关门 {}）不允许改票",
                             cfg.fmt_time(t),
-                            rules.change_cutoff_minutes,
+                            minutes_zh(rules.change_cutoff_minutes),
                             cfg.fmt_time(closes)
                         ),
                         "change-last-hour",
@@ -555,8 +571,8 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     reject(
                         b,
                         format!(
-                            "`{voter}` already used {n} 改票 ({}); limit {n}",
-                            prev.join(", ")
+                            "{voter} 已改票 {n} 次（{}），本局最多改票 {n} 次",
+                            prev.join("、")
                         ),
                         "change-limit",
                     );
@@ -565,7 +581,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             } else {
                 b.clause = quoted(rules.clause("change-exempt"));
                 b.weight_notes.push(format!(
-                    "改票 allowed outside the windows: the earlier target `{}` went out during the day",
+                    "允许改票（不受时限）：原投票对象 {} 已在当天出局",
                     prev_target.unwrap_or_default()
                 ));
             }
@@ -577,7 +593,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             let f = where_(e.floor);
             let pb = &mut out[c];
             pb.valid = false;
-            pb.reason = Some(format!("replaced by {f}"));
+            pb.reason = Some(format!("已被 {f}改票取代"));
             pb.clause = quoted(rules.clause(if rules.change_limit.is_some() {
                 "change-limit"
             } else {
@@ -599,7 +615,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         let b = &mut out[c];
         if !alive_at(&b.voter, t_end) {
             let r = format!(
-                "voter `{}` went out after voting ({}); an out player's ballot does not count",
+                "投票人 {} 投票后出局（{}），出局玩家的票不计",
                 b.voter,
                 out_desc(&b.voter, t_end)
             );
@@ -609,10 +625,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         if let Some(tg) = b.target.clone()
             && !alive_at(&tg, t_end)
         {
-            let r = format!(
-                "target `{tg}` went out after this ballot ({})",
-                out_desc(&tg, t_end)
-            );
+            let r = format!("投票对象 {tg} 在投票后出局（{}）", out_desc(&tg, t_end));
             reject(b, r, "target-out");
             continue;
         }
@@ -654,7 +667,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     if sheriff.as_deref() == Some(voter.as_str()) {
                         let a = Weight::from_f64(*add).unwrap_or_default();
                         w += a;
-                        wn.push(format!("警长 +{a} 「{cl}」"));
+                        wn.push(format!("警长 +{a}票 「{cl}」"));
                     }
                 }
                 WeightRule::Declared {
@@ -680,10 +693,10 @@ pub fn tally(inp: &TallyInput) -> Tally {
                         if dw.fract() == 0.0 && dw >= 1.0 && dw <= max as f64 {
                             let nw = Weight::from_int(dw as i64);
                             w = w - Weight::ONE + nw;
-                            wn.push(format!("{role} declared weight {nw} (1..{max}) 「{cl}」"));
+                            wn.push(format!("{role}声明票数 {nw}（可选 1～{max}） 「{cl}」"));
                         } else {
                             notes.push(format!(
-                                "`{voter}`'s declared weight {dw} ignored: must be a whole number from 1 to {max} (living 手下 + 1) 「{cl}」"
+                                "{voter} 声明的票数 {dw} 无效，已忽略：须为 1～{max} 的整数（存活手下数 + 1） 「{cl}」"
                             ));
                         }
                     }
@@ -699,7 +712,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                         if n >= *min_alive {
                             let a = Weight::from_f64(*add).unwrap_or_default();
                             w += a;
-                            wn.push(format!("{role} ×{n} alive +{a} 「{cl}」"));
+                            wn.push(format!("{role}存活 {n} 人 +{a}票 「{cl}」"));
                         }
                     }
                 }
@@ -720,7 +733,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     if all_same {
                         let a = Weight::from_f64(*add).unwrap_or_default();
                         w += a;
-                        wn.push(format!("{} same target +{a} 「{cl}」", roles.join("/")));
+                        wn.push(format!("{}投同一对象 +{a}票 「{cl}」", roles.join("/")));
                     }
                 }
                 WeightRule::PerOut {
@@ -746,12 +759,12 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     if n > 0 {
                         let a = Weight(Weight::from_f64(*add).unwrap_or_default().0 * n);
                         w += a;
-                        wn.push(format!("{n} {status} out +{a} 「{cl}」"));
+                        wn.push(format!("【{status}】已出局 {n} 人 +{a}票 「{cl}」"));
                     }
                 }
                 WeightRule::StatusZero { status, .. } => {
                     if vstat.contains(&status.as_str()) {
-                        zero = Some(format!("[{status}]: counts 0 「{cl}」"));
+                        zero = Some(format!("【{status}】：票数计 0 「{cl}」"));
                     }
                 }
                 WeightRule::StatusReceived { .. } => {}
@@ -785,7 +798,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                 if k > 0 {
                     *received.entry(p.to_string()).or_default() += Weight(a.0 * k);
                     notes.push(format!(
-                        "`{p}` receives +{} ({k}× [{status}]) 「{clause}」",
+                        "{p} 额外获得 +{}票（{k}个【{status}】） 「{clause}」",
                         Weight(a.0 * k)
                     ));
                 }
@@ -839,12 +852,12 @@ pub fn tally(inp: &TallyInput) -> Tally {
         Mode::Election => {
             let cl = rules.clause("election");
             if tops.is_empty() {
-                none("no votes: no 警长 elected".into(), cl, vec![])
+                none("无人投票：无人当选警长".into(), cl, vec![])
             } else if tops.len() == 1 {
                 Outcome {
                     kind: "elected",
                     player: Some(tops[0].clone()),
-                    via: format!("highest count ({top})"),
+                    via: format!("得票最高（{top}票）"),
                     clause: cl.into(),
                     tied: vec![],
                 }
@@ -855,16 +868,13 @@ pub fn tally(inp: &TallyInput) -> Tally {
                         Outcome {
                             kind: "elected",
                             player: Some(w.clone()),
-                            via: format!(
-                                "tie at {top} between {}: `{w}` reached it first",
-                                tops.join(", ")
-                            ),
+                            via: format!("{} 平票（{top}票）：{w} 先达到该票数", tops.join("、")),
                             clause: cl.into(),
                             tied: tops,
                         }
                     }
                     ElectionTie::None => none(
-                        format!("tie at {top} between {}: no 警长", tops.join(", ")),
+                        format!("{} 平票（{top}票）：本局无警长", tops.join("、")),
                         cl,
                         tops,
                     ),
@@ -874,7 +884,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         Mode::Elimination => {
             let cl = rules.clause("elimination");
             if tops.is_empty() {
-                none("no votes: no one is out".into(), cl, vec![])
+                none("无人投票：无人出局".into(), cl, vec![])
             } else if tops.len() == 1 {
                 let p = &tops[0];
                 let st = roster.statuses_on(p, day);
@@ -884,7 +894,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     .find(|s| st.contains(&s.as_str()))
                 {
                     none(
-                        format!("`{p}` has the most votes ({top}) but holds [{s}]: 平安日"),
+                        format!("{p} 得票最高（{top}票），但带有【{s}】：平安日"),
                         rules.clause("survive"),
                         vec![],
                     )
@@ -892,7 +902,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     Outcome {
                         kind: "eliminated",
                         player: Some(p.clone()),
-                        via: format!("highest count ({top})"),
+                        via: format!("得票最高（{top}票）"),
                         clause: cl.into(),
                         tied: vec![],
                     }
@@ -919,31 +929,23 @@ pub fn tally(inp: &TallyInput) -> Tally {
                 Some(t) if t.votes.0 * 2 > n * 10 => Outcome {
                     kind: "eliminated",
                     player: Some(t.target.clone()),
-                    via: format!(
-                        "{} of {n} living players voted for `{}`: more than half",
-                        t.votes, t.target
-                    ),
+                    via: format!("{} 得 {}票，超过存活 {n} 人的半数", t.target, t.votes),
                     clause: cl.into(),
                     tied: vec![],
                 },
                 Some(t) => none(
                     format!(
-                        "公决失败: the most votes ({} for `{}`) is not more than half of {n} living players",
-                        t.votes, t.target
+                        "公决失败：最高票（{} {}票）未超过存活 {n} 人的半数",
+                        t.target, t.votes
                     ),
                     cl,
                     vec![],
                 ),
-                None => none(
-                    format!("公决失败: no votes among {n} living players"),
-                    cl,
-                    vec![],
-                ),
+                None => none(format!("公决失败：存活 {n} 人中无人投票"), cl, vec![]),
             };
             if o.kind == "none" && rules.last_day == Some(day) {
-                o.via.push_str(&format!(
-                    "; day {day} is the last day, whose vote had to succeed"
-                ));
+                o.via
+                    .push_str(&format!("；第{day}天是最后一天，公决必须成功"));
                 o.clause = rules.clause("last-day").into();
             }
             o
@@ -967,7 +969,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             let declared_role = rules.weights.iter().any(|w| matches!(w, WeightRule::Declared { role, .. } if role_of(player, t_end).as_deref() == Some(role.as_str())));
             if !declared_role {
                 notes.push(format!(
-                    "vote-weight event for `{player}` ignored: no weight rule of this game lets that player declare a weight"
+                    "{player} 的 vote-weight 事件已忽略：本局没有允许该玩家声明票数的规则"
                 ));
             }
         }
@@ -1035,7 +1037,7 @@ impl<'a> Names<'a> {
 
     fn why_not(&mut self, written: &str) -> String {
         if written.is_empty() {
-            return "no target written after 投票对象".into();
+            return "“投票对象”后没有写投票对象".into();
         }
         let players = self.players;
         let containing: Vec<&str> = players
@@ -1045,8 +1047,8 @@ impl<'a> Names<'a> {
             .collect();
         if containing.len() > 1 {
             return format!(
-                "ambiguous target `{written}`: it could be {}; a target must name one player exactly",
-                containing.join(", ")
+                "投票对象『{written}』不明确：可能是 {}；投票对象须准确写出一名玩家的名字",
+                containing.join("、")
             );
         }
         if self.chars.is_empty() {
@@ -1085,11 +1087,11 @@ impl<'a> Names<'a> {
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         let names: Vec<&str> = scored.iter().take(3).map(|(_, p)| p.as_str()).collect();
         if names.is_empty() {
-            format!("unknown target `{written}`: no player has that name")
+            format!("投票对象『{written}』不是本局玩家")
         } else {
             format!(
-                "unknown target `{written}`: no player has that name exactly; closest: {}",
-                names.join(", ")
+                "投票对象『{written}』不是本局玩家；最接近的玩家：{}",
+                names.join("、")
             )
         }
     }
@@ -1192,7 +1194,7 @@ fn tie_break(
     top: Weight,
     role_of: &dyn Fn(&str, Timestamp) -> Option<String>,
 ) -> Outcome {
-    let tie = format!("tie at {top} between {}", tops.join(", "));
+    let tie = format!("{} 平票（{top}票）", tops.join("、"));
     for tb in &rules.tie_breaks {
         match tb {
             TieBreak::RoleOut {
@@ -1211,7 +1213,7 @@ fn tie_break(
                     return Outcome {
                         kind: "eliminated",
                         player: Some(p.to_string()),
-                        via: format!("{tie}: {role}<{skill}> — `{p}` goes out instead"),
+                        via: format!("{tie}：{role}<{skill}>，改由 {p} 出局"),
                         clause: clause.clone(),
                         tied: tops.to_vec(),
                     };
@@ -1227,7 +1229,7 @@ fn tie_break(
                     return Outcome {
                         kind: "eliminated",
                         player: Some(t.clone()),
-                        via: format!("{tie}: the 警长 `{s}` voted validly for `{t}`"),
+                        via: format!("{tie}：警长 {s} 的有效票投给了 {t}"),
                         clause: clause.clone(),
                         tied: tops.to_vec(),
                     };
@@ -1237,7 +1239,7 @@ fn tie_break(
                 return Outcome {
                     kind: "none",
                     player: None,
-                    via: format!("{tie}: no one is out"),
+                    via: format!("{tie}：无人出局"),
                     clause: clause.clone(),
                     tied: tops.to_vec(),
                 };
@@ -1247,7 +1249,7 @@ fn tie_break(
     Outcome {
         kind: "none",
         player: None,
-        via: format!("{tie}: no tie-break applies, no one is out"),
+        via: format!("{tie}：没有适用的平票规则，无人出局"),
         clause: rules.clause("elimination").to_string(),
         tied: tops.to_vec(),
     }
@@ -1281,12 +1283,12 @@ mod tests {
         let mut n = Names::new(&players);
         assert_eq!(n.resolve("大黄蜂"), Ok(Some("大黄蜂".into())));
         let e = n.resolve("白色防御").unwrap_err();
-        assert!(e.ends_with("closest: 白色防御者, 白色小猫"), "{e}");
+        assert!(e.ends_with("最接近的玩家：白色防御者、白色小猫"), "{e}");
         let e = n.resolve("白色").unwrap_err();
-        assert!(e.starts_with("ambiguous target `白色`"), "{e}");
+        assert!(e.starts_with("投票对象『白色』不明确"), "{e}");
         let e = n.resolve("傻树树").unwrap_err();
-        assert!(e.contains("closest: 傻树"), "{e}");
+        assert!(e.contains("最接近的玩家：傻树"), "{e}");
         let e = n.resolve("zzzzzz").unwrap_err();
-        assert!(e.ends_with("no player has that name"), "{e}");
+        assert_eq!(e, "投票对象『zzzzzz』不是本局玩家");
     }
 }
