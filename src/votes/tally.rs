@@ -258,15 +258,16 @@ pub fn tally(inp: &TallyInput) -> Tally {
     entries.sort_by_key(|e| (e.ts, e.floor.unwrap_or(u32::MAX), e.pid.unwrap_or(u64::MAX)));
 
     // ---- judge, in time order ----
+    let directors: HashSet<&str> = cfg.game.directors.iter().map(String::as_str).collect();
     let mut out: Vec<Ballot> = entries
-        .iter()
+        .iter_mut()
         .map(|e| Ballot {
             voter: e.voter.clone(),
             target: None,
             written_target: e.written.clone(),
             floor: e.floor,
             pid: e.pid,
-            time: cfg.fmt_time(e.ts),
+            time: fmt_time_fast(cfg, e.ts),
             ts: e.ts,
             weight: Weight::ZERO,
             valid: false,
@@ -274,16 +275,16 @@ pub fn tally(inp: &TallyInput) -> Tally {
             clause: None,
             change: e.change,
             proxy: e.proxy,
-            message: e.message.clone(),
+            message: std::mem::take(&mut e.message),
             weight_notes: Vec::new(),
             edited: e.edited,
             last_hour: inp.closes.is_some_and(|c| e.ts >= c - 3600 && e.ts <= c),
-            url: e.url.clone(),
+            url: e.url.take(),
             accepted: false,
-            by_director: cfg.is_director(&e.voter),
+            by_director: directors.contains(e.voter.as_str()),
         })
         .collect();
-    let mut state: HashMap<String, VoterState> = HashMap::new();
+    let mut state: HashMap<&str, VoterState> = HashMap::new();
     let reject = |b: &mut Ballot, reason: String, clause_id: &str| {
         b.valid = false;
         b.reason = Some(reason);
@@ -351,7 +352,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if cfg.is_director(voter) {
+        if directors.contains(voter) {
             reject(
                 b,
                 format!("`{voter}` is a director: a director's post is not a ballot"),
@@ -408,7 +409,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        let st = state.entry(voter.to_string()).or_default();
+        let st = state.entry(voter).or_default();
         let is_change = e.change || (e.proxy && st.current.is_some());
         if !is_change && let Some(c) = st.current {
             let (id, extra) = if rules.change_limit == Some(0) {
@@ -447,7 +448,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if !e.message.is_empty()
+        if !b.message.is_empty()
             && let Some(s) = rules
                 .reason_forbidden_statuses
                 .iter()
@@ -999,6 +1000,29 @@ pub fn tally(inp: &TallyInput) -> Tally {
         notes,
         readings,
     }
+}
+
+/// `Config::fmt_time` (`YYYY-MM-DD HH:MM:SS` in the game's timezone) without chrono's
+/// format-string machinery: one per ballot adds up.
+fn fmt_time_fast(cfg: &Config, ts: Timestamp) -> String {
+    use chrono::{Datelike, Timelike};
+    use std::fmt::Write;
+    let t = crate::time::to_local(ts, cfg.tz);
+    if !(0..=9999).contains(&t.year()) {
+        return cfg.fmt_time(ts);
+    }
+    let mut s = String::with_capacity(19);
+    let _ = write!(
+        s,
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    s
 }
 
 /// Target names: exact lookup, and for names that match no player, the reason with the
