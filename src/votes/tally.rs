@@ -1288,6 +1288,31 @@ mod tests {
     }
 
     #[test]
+    fn fast_time_format_matches_config_format() {
+        let mut cfg = Config::from_str(
+            std::path::Path::new("t.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"t\"\nrules = \"r.toml\"\n",
+        )
+        .expect("config");
+        // Shanghai, and a zone with daylight saving (both sides of a switch).
+        for tz in [chrono_tz::Asia::Shanghai, chrono_tz::America::New_York] {
+            cfg.tz = tz;
+            for ts in [
+                0,
+                1_772_680_000,
+                1_772_680_000 + 86_399,
+                1_773_554_400 - 1,
+                1_773_554_400,
+                1_773_554_400 + 3_601,
+            ] {
+                assert_eq!(fmt_time_fast(&cfg, ts), cfg.fmt_time(ts), "{tz} {ts}");
+            }
+        }
+        cfg.tz = chrono_tz::Asia::Shanghai;
+        assert_eq!(fmt_time_fast(&cfg, 0), "1970-01-01 08:00:00");
+    }
+
+    #[test]
     fn bounded_edit_distance() {
         assert_eq!(lev("大黄峰", "大黄蜂", 5), Some(1));
         assert_eq!(lev("kitten", "sitting", 3), Some(3));
