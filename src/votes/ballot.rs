@@ -16,11 +16,28 @@ pub struct BallotText {
 const ABSTAIN: &str = "弃权";
 
 fn is_space(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}')
+    c.is_whitespace() || is_invisible(c)
+}
+
+fn is_colon(c: char) -> bool {
+    matches!(c, ':' | '：' | '﹕' | '︰')
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}')
+}
+
+/// Whether `normalize` would change `text`.
+fn needs_normalize(text: &str) -> bool {
+    text.chars()
+        .any(|c| is_invisible(c) || c == '\u{3000}' || c == '\u{a0}' || (c != ':' && is_colon(c)))
 }
 
 /// Punctuation is the same in full and half width (`：` = `:`); invisible characters go.
 fn normalize(text: &str) -> String {
+    if !needs_normalize(text) {
+        return text.to_string();
+    }
     text.chars()
         .filter(|c| !matches!(c, '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}'))
         .map(|c| match c {
@@ -52,9 +69,9 @@ fn find_key(s: &str, prefixes: &[&str], noun: &str, from: usize) -> Option<(usiz
                     .take_while(|c| is_space(*c))
                     .map(char::len_utf8)
                     .sum::<usize>();
-                if s[k..].starts_with(':') {
+                if let Some(c) = s[k..].chars().next().filter(|c| is_colon(*c)) {
                     if best.is_none_or(|b| start < b.0) {
-                        best = Some((start, k + 1, pi));
+                        best = Some((start, k + c.len_utf8(), pi));
                     }
                     break;
                 }
@@ -70,11 +87,24 @@ fn find_key(s: &str, prefixes: &[&str], noun: &str, from: usize) -> Option<(usiz
 /// on one line or not, surrounding whitespace: all the same. `None` if the post holds no
 /// ballot.
 pub fn parse_ballot(text: &str) -> Option<BallotText> {
-    let s = normalize(text);
-    let (_, after_colon, which) = find_key(&s, &["投票", "改票"], "对象", 0)?;
+    // Cheap prefilter: no ballot without its key noun.
+    let invisible = text.chars().any(is_invisible);
+    if !invisible && !text.contains("对象") {
+        return None;
+    }
+    // Invisible characters may split a key, so they go before the keys are sought; other
+    // normalisation (colons, wide spaces) is applied only to the target and reason found.
+    let owned;
+    let s = if invisible {
+        owned = normalize(text);
+        owned.as_str()
+    } else {
+        text
+    };
+    let (_, after_colon, which) = find_key(s, &["投票", "改票"], "对象", 0)?;
     let change = which == 1;
     // The reason key (either prefix) ends the target.
-    let reason_key = find_key(&s, &["投票", "改票"], "理由", after_colon);
+    let reason_key = find_key(s, &["投票", "改票"], "理由", after_colon);
     let target_region = match reason_key {
         Some((rs, _, _)) => &s[after_colon..rs],
         None => &s[after_colon..],
@@ -84,10 +114,10 @@ pub fn parse_ballot(text: &str) -> Option<BallotText> {
         .lines()
         .map(|l| l.trim_matches(is_space))
         .find(|l| !l.is_empty())
-        .unwrap_or("")
-        .to_string();
+        .unwrap_or("");
+    let target = normalize(target);
     let reason = match reason_key {
-        Some((_, re, _)) => s[re..].trim_matches(is_space).to_string(),
+        Some((_, re, _)) => normalize(s[re..].trim_matches(is_space)),
         None => String::new(),
     };
     Some(BallotText {
@@ -151,6 +181,22 @@ mod tests {
             parse_ballot("投票对象：\n投票理由：x"),
             b(false, Some(""), "x")
         );
+    }
+
+    #[test]
+    fn wide_characters_inside_target_and_reason_are_normalised() {
+        // Full-width colon and wide space inside the text found, with and without an
+        // invisible character elsewhere (which takes the whole-text normalising path).
+        let want = b(false, Some("傻 树:1"), "砍 他:好");
+        assert_eq!(
+            parse_ballot("投票对象﹕傻\u{3000}树：1\n投票理由︰砍\u{a0}他：好"),
+            want
+        );
+        assert_eq!(
+            parse_ballot("投\u{200d}票对象﹕傻\u{3000}树：1\n投票理由︰砍\u{a0}他：好"),
+            want
+        );
+        assert_eq!(parse_ballot("投票对\u{feff}象：弃权"), b(false, None, ""));
     }
 
     #[test]

@@ -295,15 +295,16 @@ pub fn tally(inp: &TallyInput) -> Tally {
     entries.sort_by_key(|e| (e.ts, e.floor.unwrap_or(u32::MAX), e.pid.unwrap_or(u64::MAX)));
 
     // ---- judge, in time order ----
+    let directors: HashSet<&str> = cfg.game.directors.iter().map(String::as_str).collect();
     let mut out: Vec<Ballot> = entries
-        .iter()
+        .iter_mut()
         .map(|e| Ballot {
             voter: e.voter.clone(),
             target: None,
             written_target: e.written.clone(),
             floor: e.floor,
             pid: e.pid,
-            time: cfg.fmt_time(e.ts),
+            time: fmt_time_fast(cfg, e.ts),
             ts: e.ts,
             weight: Weight::ZERO,
             valid: false,
@@ -311,16 +312,16 @@ pub fn tally(inp: &TallyInput) -> Tally {
             clause: None,
             change: e.change,
             proxy: e.proxy,
-            message: e.message.clone(),
+            message: std::mem::take(&mut e.message),
             weight_notes: Vec::new(),
             edited: e.edited,
             last_hour: inp.closes.is_some_and(|c| e.ts >= c - 3600 && e.ts <= c),
-            url: e.url.clone(),
+            url: e.url.take(),
             accepted: false,
-            by_director: cfg.is_director(&e.voter),
+            by_director: directors.contains(e.voter.as_str()),
         })
         .collect();
-    let mut state: HashMap<String, VoterState> = HashMap::new();
+    let mut state: HashMap<&str, VoterState> = HashMap::new();
     let reject = |b: &mut Ballot, reason: String, clause_id: &str| {
         b.valid = false;
         b.reason = Some(reason);
@@ -388,7 +389,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if cfg.is_director(voter) {
+        if directors.contains(voter) {
             reject(b, format!("{voter} 是导演：导演帖不是投票"), "voter");
             continue;
         }
@@ -434,7 +435,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        let st = state.entry(voter.to_string()).or_default();
+        let st = state.entry(voter).or_default();
         let is_change = e.change || (e.proxy && st.current.is_some());
         if !is_change && let Some(c) = st.current {
             let (id, extra) = if rules.change_limit == Some(0) {
@@ -473,7 +474,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             );
             continue;
         }
-        if !e.message.is_empty()
+        if !b.message.is_empty()
             && let Some(s) = rules
                 .reason_forbidden_statuses
                 .iter()
@@ -1003,6 +1004,29 @@ pub fn tally(inp: &TallyInput) -> Tally {
     }
 }
 
+/// `Config::fmt_time` (`YYYY-MM-DD HH:MM:SS` in the game's timezone) without chrono's
+/// format-string machinery: one per ballot adds up.
+fn fmt_time_fast(cfg: &Config, ts: Timestamp) -> String {
+    use chrono::{Datelike, Timelike};
+    use std::fmt::Write;
+    let t = crate::time::to_local(ts, cfg.tz);
+    if !(0..=9999).contains(&t.year()) {
+        return cfg.fmt_time(ts);
+    }
+    let mut s = String::with_capacity(19);
+    let _ = write!(
+        s,
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    s
+}
+
 /// Target names: exact lookup, and for names that match no player, the reason with the
 /// closest player names (memoised: the same misspelling is common).
 struct Names<'a> {
@@ -1263,6 +1287,31 @@ mod tests {
         let a: Vec<char> = a.chars().collect();
         let b: Vec<char> = b.chars().collect();
         levenshtein(&a, &b, &mut Vec::new(), max)
+    }
+
+    #[test]
+    fn fast_time_format_matches_config_format() {
+        let mut cfg = Config::from_str(
+            std::path::Path::new("t.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"t\"\nrules = \"r.toml\"\n",
+        )
+        .expect("config");
+        // Shanghai, and a zone with daylight saving (both sides of a switch).
+        for tz in [chrono_tz::Asia::Shanghai, chrono_tz::America::New_York] {
+            cfg.tz = tz;
+            for ts in [
+                0,
+                1_772_680_000,
+                1_772_680_000 + 86_399,
+                1_773_554_400 - 1,
+                1_773_554_400,
+                1_773_554_400 + 3_601,
+            ] {
+                assert_eq!(fmt_time_fast(&cfg, ts), cfg.fmt_time(ts), "{tz} {ts}");
+            }
+        }
+        cfg.tz = chrono_tz::Asia::Shanghai;
+        assert_eq!(fmt_time_fast(&cfg, 0), "1970-01-01 08:00:00");
     }
 
     #[test]
