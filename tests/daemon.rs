@@ -947,3 +947,157 @@ fn a_change_in_the_vote_thread_triggers_a_retally_whose_differences_are_reported
         "{kinds:?}"
     );
 }
+
+/// The outcomes of the last `n` fetch-log entries of a thread.
+fn last_outcomes(store: &Store, forum: &str, tid: u64, n: usize) -> Vec<String> {
+    let log = store.fetch_log(forum, tid).unwrap();
+    log[log.len().saturating_sub(n)..]
+        .iter()
+        .map(|e| e.outcome.clone())
+        .collect()
+}
+
+/// Relative times and view counters change on every render: the fingerprint ignores them.
+fn noisy_spec(disc_posts: usize) -> ForumSpec {
+    let mut s = spec(disc_posts);
+    s.site.human_time = true;
+    s
+}
+
+#[test]
+fn unchanged_pages_are_fingerprinted_skipped_and_logged_unchanged_across_restarts() {
+    for api in [false, true] {
+        let g = Game::new(
+            "fpskip",
+            noisy_spec(25),
+            "",
+            if api { "use_api = true" } else { "" },
+        );
+        let f = g.forum_key();
+        {
+            let mut d = g.daemon();
+            let s = block_on(d.step()).unwrap();
+            assert_eq!(s.unchanged, 0, "api={api}: {s:?}");
+            g.advance(120);
+            let s = block_on(d.step()).unwrap();
+            assert!(s.errors.is_empty(), "{:?}", s.errors);
+            assert_eq!(s.pages, 2, "api={api}: {s:?}");
+            assert_eq!(s.unchanged, 2, "api={api}: {s:?}");
+            assert_eq!(last_outcomes(d.store(), &f, DISC, 1), ["unchanged"]);
+        }
+        // The fingerprints live in the store: a restarted daemon (which re-reads recent
+        // pages first) still skips every unchanged page.
+        g.advance(120);
+        let mut d = g.daemon();
+        let s = block_on(d.step()).unwrap();
+        assert!(s.pages > 2, "api={api}: {s:?}");
+        assert_eq!(s.unchanged, s.pages, "api={api}: {s:?}");
+        assert_eq!(stored_pids(d.store(), &f, DISC), g.forum_pids(DISC));
+    }
+}
+
+#[test]
+fn edits_deletions_new_posts_and_locks_arrive_with_fingerprints_on() {
+    for api in [false, true] {
+        let g = Game::new(
+            "fpchange",
+            noisy_spec(25),
+            "",
+            if api { "use_api = true" } else { "" },
+        );
+        let mut d = g.daemon();
+        let f = g.forum_key();
+        block_on(d.step()).unwrap();
+        g.advance(60);
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(
+            s.unchanged, s.pages,
+            "api={api}: fingerprints in use: {s:?}"
+        );
+        let pids = g.forum.pids(DISC);
+
+        g.advance(60);
+        assert!(g.forum.edit_post(pids[22], "改票：傻树", g.clock.now()));
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.changed, 1, "api={api}: {s:?}");
+        let p = d.store().post(&f, DISC, pids[22]).unwrap().unwrap();
+        assert!(p.current().text.contains("改票：傻树"), "api={api}");
+
+        g.advance(60);
+        assert!(g.forum.delete_post(pids[24]));
+        block_on(d.step()).unwrap();
+        let p = d.store().post(&f, DISC, pids[24]).unwrap().unwrap();
+        assert!(p.missing(), "api={api}: deletion not seen: {p:?}");
+
+        g.advance(60);
+        let new = g
+            .forum
+            .add_post(DISC, "甲", "指纹之后的新发言", g.clock.now());
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.new_posts, 1, "api={api}: {s:?}");
+        assert!(stored_pids(d.store(), &f, DISC).contains(&new));
+
+        g.advance(60);
+        assert!(
+            g.forum
+                .set_locked(pids[21], Some(bansha::testforum::Lock::Blocked))
+        );
+        block_on(d.step()).unwrap();
+        let p = d.store().post(&f, DISC, pids[21]).unwrap().unwrap();
+        assert!(p.locked.is_some(), "api={api}: lock not seen: {p:?}");
+        assert!(
+            g.forum_pids(DISC)
+                .is_subset(&stored_pids(d.store(), &f, DISC))
+        );
+    }
+}
+
+#[test]
+fn an_expired_login_on_an_unchanged_page_is_still_detected() {
+    for api in [false, true] {
+        let g = Game::new(
+            "fplogin",
+            noisy_spec(5),
+            "",
+            if api { "use_api = true" } else { "" },
+        );
+        let cookies = g.dir.join("cookies.txt");
+        g.forum.write_cookies_txt(&cookies, 103).unwrap();
+        let jar = bansha::fetch::load_cookies_txt(&cookies, "127.0.0.1").unwrap();
+        let mut d = g.daemon_with(jar, None);
+        block_on(d.step()).unwrap();
+        g.advance(60);
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.unchanged, s.pages, "api={api}: {s:?}");
+        // Nothing changes on the forum except the login.
+        g.forum.expire_login();
+        g.advance(60);
+        let e = block_on(d.step()).unwrap_err().to_string();
+        assert!(
+            e.contains("login expired") && e.contains("export fresh cookies"),
+            "api={api}: {e}"
+        );
+    }
+}
+
+#[test]
+fn the_final_reread_at_close_parses_every_page_despite_fingerprints() {
+    let g = Game::new("fpfinal", noisy_spec(25), "", "");
+    let mut d = g.daemon();
+    let f = g.forum_key();
+    block_on(d.step()).unwrap();
+    g.advance(60);
+    block_on(d.step()).unwrap();
+    let before = d.store().fetch_log(&f, DISC).unwrap().len();
+    g.clock.set(ts("2026-03-05 21:02"));
+    g.forum.set_now(g.clock.now());
+    let s = block_on(d.step()).unwrap();
+    assert!(!s.reports.is_empty());
+    let log = d.store().fetch_log(&f, DISC).unwrap();
+    let final_pages: BTreeSet<u32> = log[before..]
+        .iter()
+        .filter(|e| e.outcome == "ok")
+        .map(|e| e.page)
+        .collect();
+    assert_eq!(final_pages, BTreeSet::from([1, 2, 3]), "{log:#?}");
+}

@@ -20,9 +20,9 @@ use indicatif::ProgressBar;
 
 use crate::config::Config;
 use crate::discuz::{ParseContext, parse_page};
-use crate::fetch::{FetchError, Fetcher, Verdict, api_thread_url, thread_url};
+use crate::fetch::{FetchError, Fetcher, Verdict, api_thread_url, fingerprint, thread_url};
 use crate::model::{ThreadPage, Timestamp};
-use crate::store::{FetchInfo, PageChanges, SourceKind, Store};
+use crate::store::{FetchInfo, PageChanges, PageFingerprint, SourceKind, Store};
 use crate::time::Clock;
 use plan::{Policy, ThreadState};
 pub use reports::{ReportWriter, StandardReports};
@@ -35,6 +35,8 @@ const DISCOVERY_INTERVAL: i64 = 600;
 pub struct PassSummary {
     pub threads: usize,
     pub pages: u32,
+    /// Pages whose fingerprint matched the last stored fetch (not parsed, not stored).
+    pub unchanged: u32,
     pub new_posts: usize,
     pub changed: usize,
     pub missing: usize,
@@ -381,15 +383,15 @@ impl Daemon {
     ) -> Result<(), FetchError> {
         let rec = self
             .store
-            .thread(&self.forum, tid)
+            .thread_pages(&self.forum, tid)
             .map_err(|e| FetchError::Fatal {
                 url: format!("store {tid}"),
                 msg: e.to_string(),
             })?;
         let st = ThreadState {
             tid,
-            last_page: rec.as_ref().map(|r| r.last_page_seen).filter(|&p| p > 0),
-            total_pages: rec.as_ref().map(|r| r.total_pages).filter(|&p| p > 0),
+            last_page: rec.map(|(_, last)| last).filter(|&p| p > 0),
+            total_pages: rec.map(|(total, _)| total).filter(|&p| p > 0),
             last_recheck_at: self.rechecked.get(&tid).copied(),
         };
         let now = self.clock.now();
@@ -399,7 +401,7 @@ impl Daemon {
         let start = page;
         let mut bar: Option<ProgressBar> = None;
         loop {
-            let tp = self.fetch_and_store(tid, page, sum).await?;
+            let tp = self.fetch_and_store(tid, page, final_pass, sum).await?;
             fetched.insert(tp.page);
             let remaining = tp.total_pages.saturating_sub(tp.page);
             if self.progress && bar.is_none() && remaining >= 3 {
@@ -429,7 +431,7 @@ impl Daemon {
                 if self.stopped() {
                     return Err(FetchError::Stopped);
                 }
-                self.fetch_and_store(tid, p, sum).await?;
+                self.fetch_and_store(tid, p, final_pass, sum).await?;
             }
             self.rechecked.insert(tid, now);
         }
@@ -437,18 +439,34 @@ impl Daemon {
     }
 
     /// Fetch one page, parse it completely, then store it in one transaction. Failures are
-    /// written to the fetch log; nothing of a failed page is stored.
+    /// written to the fetch log; nothing of a failed page is stored. A page whose
+    /// fingerprint (see [`crate::fetch::fingerprint`]) matches the last stored fetch of the
+    /// same page is neither parsed nor stored, only logged as `unchanged` — except in the
+    /// final re-read at 关门, which parses every page. The viewer check (login expired)
+    /// runs on every page, unchanged or not.
     async fn fetch_and_store(
         &mut self,
         tid: u64,
         page: u32,
+        final_pass: bool,
         sum: &mut PassSummary,
-    ) -> Result<ThreadPage, FetchError> {
+    ) -> Result<PageSeen, FetchError> {
         let base = self.fetcher.base_url().to_string();
         let (url, kind) = if self.use_api {
             (api_thread_url(&base, tid, page, None), SourceKind::Api)
         } else {
             (thread_url(&base, tid, page), SourceKind::Html)
+        };
+        let store_err = |url: &str, e: crate::store::StoreError| FetchError::Fatal {
+            url: url.to_string(),
+            msg: format!("storing the page: {e}"),
+        };
+        let known = if final_pass {
+            None
+        } else {
+            self.store
+                .page_fingerprint(&self.forum, tid, kind, page)
+                .map_err(|e| store_err(&url, e))?
         };
         let expects_login = self.fetcher.expects_login();
         let clock = self.clock.clone();
@@ -461,7 +479,31 @@ impl Daemon {
             .fetcher
             .get_with(&url, |raw| {
                 ctx.fetched_at = clock.now();
-                classify(parse_page(&raw.body, &ctx), tid, expects_login)
+                let fp = match kind {
+                    SourceKind::Api => fingerprint::api(&raw.body),
+                    _ => fingerprint::html(&raw.body),
+                };
+                if let (Some(fp), Some(k)) = (&fp, &known)
+                    && fp.hash == k.fingerprint
+                {
+                    if expects_login && fp.viewer_uid == Some(0) {
+                        return Verdict::Login(
+                            "the page shows a guest viewer (discuz_uid = '0' / member_uid 0)"
+                                .into(),
+                        );
+                    }
+                    return Verdict::Ok(Fetched::Unchanged(PageSeen {
+                        page: k.served_page,
+                        total_pages: k.total_pages,
+                    }));
+                }
+                match classify(parse_page(&raw.body, &ctx), tid, expects_login) {
+                    Verdict::Ok(tp) => Verdict::Ok(Fetched::Parsed(tp, fp.map(|f| f.hash))),
+                    Verdict::Retry(m) => Verdict::Retry(m),
+                    Verdict::Login(m) => Verdict::Login(m),
+                    Verdict::Gone(m) => Verdict::Gone(m),
+                    Verdict::Fatal(m) => Verdict::Fatal(m),
+                }
             })
             .await;
         let info = FetchInfo {
@@ -470,8 +512,16 @@ impl Daemon {
             page,
             fetched_at: ctx.fetched_at,
         };
-        let tp = match result {
-            Ok(tp) => tp,
+        let (tp, fp) = match result {
+            Ok(Fetched::Parsed(tp, fp)) => (tp, fp),
+            Ok(Fetched::Unchanged(seen)) => {
+                self.store
+                    .log_fetch_unchanged(&self.forum, tid, &info)
+                    .map_err(|e| store_err(&url, e))?;
+                sum.pages += 1;
+                sum.unchanged += 1;
+                return Ok(seen);
+            }
             Err(FetchError::Stopped) => return Err(FetchError::Stopped),
             Err(e) => {
                 if let Err(le) =
@@ -490,10 +540,18 @@ impl Daemon {
         let changes = self
             .store
             .store_page(&self.forum, &tp, &info)
-            .map_err(|e| FetchError::Fatal {
-                url: url.clone(),
-                msg: format!("storing the page: {e}"),
-            })?;
+            .map_err(|e| store_err(&url, e))?;
+        if let Some(fp) = fp {
+            // Stored after the page itself: a crash in between only costs a re-parse.
+            let rec = PageFingerprint {
+                fingerprint: fp,
+                served_page: tp.page,
+                total_pages: tp.total_pages,
+            };
+            self.store
+                .set_page_fingerprint(&self.forum, tid, kind, page, &rec, info.fetched_at)
+                .map_err(|e| store_err(&url, e))?;
+        }
         sum.pages += 1;
         if !changes.is_empty() {
             sum.changed_threads.insert(tid);
@@ -502,8 +560,24 @@ impl Daemon {
         sum.new_posts += changes.new_posts.len();
         sum.changed += changes.changed.len();
         sum.missing += changes.missing.len();
-        Ok(tp)
+        Ok(PageSeen {
+            page: tp.page,
+            total_pages: tp.total_pages,
+        })
     }
+}
+
+/// Where a fetched page sits in its thread.
+#[derive(Debug, Clone, Copy)]
+struct PageSeen {
+    page: u32,
+    total_pages: u32,
+}
+
+/// A fetched page: parsed (with its fingerprint, if it has one), or unchanged.
+enum Fetched {
+    Parsed(ThreadPage, Option<String>),
+    Unchanged(PageSeen),
 }
 
 /// Map a parse result to what the fetcher should do.

@@ -10,6 +10,7 @@
 //! Secrets (cookie values, the password) never appear in logs or errors.
 
 pub mod cookies;
+pub mod fingerprint;
 
 use std::fmt;
 use std::sync::Mutex;

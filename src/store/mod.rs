@@ -155,6 +155,14 @@ pub struct FetchLogEntry {
     pub missing: u32,
 }
 
+/// The fingerprint of a stored page and what the forum served for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageFingerprint {
+    pub fingerprint: String,
+    pub served_page: u32,
+    pub total_pages: u32,
+}
+
 /// One floor change of a post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FloorChange {
@@ -411,6 +419,116 @@ impl Store {
                 ],
             )
             .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// `(total_pages, last_page_seen)` of a stored thread: the cheap lookup the daemon makes
+    /// on every poll (no post counts).
+    pub fn thread_pages(&self, forum: &str, tid: u64) -> Result<Option<(u32, u32)>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT total_pages, last_page_seen FROM threads WHERE forum = ?1 AND tid = ?2",
+            )
+            .and_then(|mut st| {
+                st.query_row(params![forum, i(tid)], |r| {
+                    Ok((r.get::<_, i64>(0)? as u32, r.get::<_, i64>(1)? as u32))
+                })
+                .optional()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// The fingerprint of the last stored fetch of `page` (as asked for) of a thread.
+    pub fn page_fingerprint(
+        &self,
+        forum: &str,
+        tid: u64,
+        kind: SourceKind,
+        page: u32,
+    ) -> Result<Option<PageFingerprint>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT fingerprint, served_page, total_pages FROM page_fingerprints
+                 WHERE forum = ?1 AND tid = ?2 AND kind = ?3 AND page = ?4",
+            )
+            .and_then(|mut st| {
+                st.query_row(params![forum, i(tid), kind.as_str(), page], |r| {
+                    Ok(PageFingerprint {
+                        fingerprint: r.get(0)?,
+                        served_page: r.get(1)?,
+                        total_pages: r.get(2)?,
+                    })
+                })
+                .optional()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Remember the fingerprint of a page just stored (after [`Store::store_page`]).
+    pub fn set_page_fingerprint(
+        &mut self,
+        forum: &str,
+        tid: u64,
+        kind: SourceKind,
+        page: u32,
+        fp: &PageFingerprint,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO page_fingerprints
+                 (forum, tid, kind, page, fingerprint, served_page, total_pages, seen_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    forum,
+                    i(tid),
+                    kind.as_str(),
+                    page,
+                    fp.fingerprint,
+                    fp.served_page,
+                    fp.total_pages,
+                    at
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Record a fetch whose page matched its fingerprint (outcome `unchanged`, nothing
+    /// parsed or stored) and the thread's last fetch time.
+    pub fn log_fetch_unchanged(
+        &mut self,
+        forum: &str,
+        tid: u64,
+        info: &FetchInfo,
+    ) -> Result<(), StoreError> {
+        let db = self.db.clone();
+        let sq = |source| StoreError::Sqlite {
+            db: db.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sq)?;
+        tx.prepare_cached(
+            "INSERT INTO fetch_log (forum, tid, source, kind, page, fetched_at, outcome)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'unchanged')",
+        )
+        .and_then(|mut st| {
+            st.execute(params![
+                forum,
+                i(tid),
+                info.source,
+                info.kind.as_str(),
+                info.page,
+                info.fetched_at
+            ])
+        })
+        .map_err(sq)?;
+        tx.prepare_cached("UPDATE threads SET last_fetched_at = ?3 WHERE forum = ?1 AND tid = ?2")
+            .and_then(|mut st| st.execute(params![forum, i(tid), info.fetched_at]))
+            .map_err(sq)?;
+        tx.commit().map_err(sq)?;
         Ok(())
     }
 

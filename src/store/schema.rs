@@ -97,6 +97,20 @@ CREATE TABLE fetch_log (
 );
 CREATE INDEX fetch_log_thread ON fetch_log (forum, tid, id);
 "#,
+    // 2: the fingerprint of the last stored fetch of each page (skip unchanged pages).
+    r#"
+CREATE TABLE page_fingerprints (
+    forum       TEXT    NOT NULL,
+    tid         INTEGER NOT NULL,
+    kind        TEXT    NOT NULL,   -- html / api
+    page        INTEGER NOT NULL,   -- the page asked for
+    fingerprint TEXT    NOT NULL,
+    served_page INTEGER NOT NULL,   -- the page the forum served (past the end: the last)
+    total_pages INTEGER NOT NULL,
+    seen_at     INTEGER NOT NULL,
+    PRIMARY KEY (forum, tid, kind, page)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

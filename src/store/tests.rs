@@ -633,3 +633,50 @@ fn content_hash_ignores_whitespace_layout_only() {
     assert_ne!(a, content_hash("投 傻树\n理由：发言", "傻树", None));
     assert_eq!(a.len(), 64);
 }
+
+#[test]
+fn page_fingerprints_are_kept_per_page_and_kind_and_unchanged_fetches_are_logged() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    assert_eq!(s.page_fingerprint(F, 7, SourceKind::Html, 1).unwrap(), None);
+    let fp = |h: &str, served: u32| PageFingerprint {
+        fingerprint: h.into(),
+        served_page: served,
+        total_pages: 2,
+    };
+    s.set_page_fingerprint(F, 7, SourceKind::Html, 1, &fp("aa", 1), T0)
+        .unwrap();
+    s.set_page_fingerprint(F, 7, SourceKind::Html, 9, &fp("bb", 2), T0)
+        .unwrap();
+    s.set_page_fingerprint(F, 7, SourceKind::Html, 1, &fp("cc", 1), T0 + 5)
+        .unwrap();
+    assert_eq!(
+        s.page_fingerprint(F, 7, SourceKind::Html, 1).unwrap(),
+        Some(fp("cc", 1)),
+        "the newest replaces the old"
+    );
+    assert_eq!(
+        s.page_fingerprint(F, 7, SourceKind::Html, 9).unwrap(),
+        Some(fp("bb", 2))
+    );
+    assert_eq!(s.page_fingerprint(F, 7, SourceKind::Api, 1).unwrap(), None);
+    assert_eq!(s.page_fingerprint(F, 8, SourceKind::Html, 1).unwrap(), None);
+    assert_eq!(s.thread_pages(F, 7).unwrap(), Some((1, 1)));
+    assert_eq!(s.thread_pages(F, 8).unwrap(), None);
+
+    let posts_before = s.posts(F, 7).unwrap();
+    s.log_fetch_unchanged(F, 7, &info(1, T0 + 60)).unwrap();
+    let log = s.fetch_log(F, 7).unwrap();
+    let last = log.last().unwrap();
+    assert_eq!(last.outcome, "unchanged");
+    assert_eq!(
+        (last.page, last.fetched_at, last.posts_seen),
+        (1, T0 + 60, 0)
+    );
+    assert_eq!(
+        s.thread(F, 7).unwrap().unwrap().last_fetched_at,
+        Some(T0 + 60)
+    );
+    assert_eq!(s.posts(F, 7).unwrap(), posts_before, "posts untouched");
+}
