@@ -392,18 +392,16 @@ fn activity_scenarios() {
 
 mod cli {
     use std::path::PathBuf;
-    use std::process::Command;
 
     use bansha::model::{PagePost, ThreadPage};
     use bansha::store::{FetchInfo, SourceKind, Store};
 
+    use crate::common::bansha;
+
     const BASE: &str = "http://127.0.0.1:18080/";
 
     fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("bansha-activity-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        crate::common::scratch_dir(&format!("activity-{name}"))
     }
 
     fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
@@ -537,18 +535,6 @@ cause = "vote"
             ],
         );
         (cfgp, Cleanup(d))
-    }
-
-    fn bansha(args: &[&str]) -> (i32, String, String) {
-        let o = Command::new(env!("CARGO_BIN_EXE_bansha"))
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            o.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
     }
 
     #[test]
