@@ -99,6 +99,13 @@ pub struct Daemon {
     pub reports_dir: Option<PathBuf>,
     /// Read threads through the mobile API (`api/mobile/index.php`) instead of PC pages.
     pub use_api: bool,
+    /// Posts per page asked of the mobile API for bulk reads (backfill, re-reads, the final
+    /// re-read at 关门); a site that caps it answers less and is paged at its cap. 0: never
+    /// use the API for bulk reads (PC pages only, unless `use_api`).
+    pub api_ppp: u32,
+    /// The forum's PC posts per page (stock 10), to find the PC page of a post; corrected
+    /// from the pager when the forum disagrees.
+    pub pc_ppp: u32,
     /// Optional thread discovery: the board to list (`module=forumdisplay`).
     pub fid: Option<u64>,
     /// Optional thread discovery: a regex the day threads' titles match; the capture
@@ -119,6 +126,8 @@ impl Default for Daemon {
             backoff_ms: 2_000,
             reports_dir: None,
             use_api: false,
+            api_ppp: 1000,
+            pc_ppp: 10,
             fid: None,
             title_pattern: None,
         }
@@ -282,6 +291,12 @@ impl Config {
             err(
                 "daemon".into(),
                 "fid and title_pattern go together (thread discovery)".into(),
+            );
+        }
+        if self.daemon.pc_ppp == 0 {
+            err(
+                "daemon.pc_ppp".into(),
+                "the forum shows at least 1 post per page".into(),
             );
         }
         if self.daemon.poll_interval_secs == 0 || self.daemon.final_hour_interval_secs == 0 {

@@ -280,7 +280,8 @@ fn unchanged_thread_costs_one_request_per_poll() {
 
 #[test]
 fn requests_keep_the_politeness_gap_one_at_a_time() {
-    let g = Game::new("polite", spec(45), "", "");
+    // PC pages only (`api_ppp = 0`): enough requests to measure the gaps between.
+    let g = Game::new("polite", spec(45), "", "api_ppp = 0");
     // Rewrite the gap to 60 ms for this test.
     let text = std::fs::read_to_string(&g.cfg_path)
         .unwrap()
@@ -585,7 +586,8 @@ fn bin() -> &'static str {
 fn kill_9_during_backfill_then_restart_yields_exactly_the_forums_posts() {
     // 600 posts = 60 pages; the clock is outside every day (the binary uses the real
     // clock), so every configured thread is synced.
-    let g = Game::new("kill9", spec(600), "", "");
+    // PC pages only (`api_ppp = 0`): a backfill long enough to be killed in the middle.
+    let g = Game::new("kill9", spec(600), "", "api_ppp = 0");
     let text = std::fs::read_to_string(&g.cfg_path)
         .unwrap()
         .replace("min_interval_ms = 5", "min_interval_ms = 15");
@@ -985,12 +987,13 @@ fn unchanged_pages_are_fingerprinted_skipped_and_logged_unchanged_across_restart
             assert_eq!(s.unchanged, 2, "api={api}: {s:?}");
             assert_eq!(last_outcomes(d.store(), &f, DISC, 1), ["unchanged"]);
         }
-        // The fingerprints live in the store: a restarted daemon (which re-reads recent
-        // pages first) still skips every unchanged page.
+        // The fingerprints live in the store: a restarted daemon still skips every
+        // unchanged page — and, the recheck cadence being stored too, it does not re-read
+        // recent pages just because it restarted (issue 13).
         g.advance(120);
         let mut d = g.daemon();
         let s = block_on(d.step()).unwrap();
-        assert!(s.pages > 2, "api={api}: {s:?}");
+        assert_eq!(s.pages, 2, "api={api}: {s:?}");
         assert_eq!(s.unchanged, s.pages, "api={api}: {s:?}");
         assert_eq!(stored_pids(d.store(), &f, DISC), g.forum_pids(DISC));
     }
@@ -1082,7 +1085,8 @@ fn an_expired_login_on_an_unchanged_page_is_still_detected() {
 
 #[test]
 fn the_final_reread_at_close_parses_every_page_despite_fingerprints() {
-    let g = Game::new("fpfinal", noisy_spec(25), "", "");
+    // PC pages only (`api_ppp = 0`); the API's final re-read is in tests/requests.rs.
+    let g = Game::new("fpfinal", noisy_spec(25), "", "api_ppp = 0");
     let mut d = g.daemon();
     let f = g.forum_key();
     block_on(d.step()).unwrap();

@@ -20,6 +20,7 @@ use indicatif::ProgressBar;
 
 use crate::config::Config;
 use crate::discuz::{ParseContext, parse_page};
+use crate::fetch::paging::LAST_PAGE;
 use crate::fetch::{FetchError, Fetcher, Verdict, api_thread_url, fingerprint, thread_url};
 use crate::model::{ThreadPage, Timestamp};
 use crate::store::{FetchInfo, PageChanges, PageFingerprint, SourceKind, Store};
@@ -73,8 +74,6 @@ pub struct Daemon {
     clock: Arc<dyn Clock>,
     policy: Policy,
     use_api: bool,
-    /// When each thread's recent pages were last re-read.
-    rechecked: HashMap<u64, Timestamp>,
     /// Threads that are gone or forbidden, with the forum's message.
     gone: BTreeMap<u64, String>,
     written: BTreeSet<u32>,
@@ -126,7 +125,6 @@ impl Daemon {
             store,
             fetcher,
             clock,
-            rechecked: HashMap::new(),
             gone: BTreeMap::new(),
             written,
             reports_dir,
@@ -373,45 +371,271 @@ impl Daemon {
         Ok(())
     }
 
-    /// Poll one thread: the last known page, following pages while the pager shows more,
-    /// and (when due, or at the final pass) a re-read of recent (or all) pages.
+    /// Poll one thread (see ARCHITECTURE.md, "Requests: API and PC pages"):
+    /// 1. bulk or live reads through the mobile API (a backfill; every poll with `use_api`),
+    ///    paged at the `ppp` the forum served;
+    /// 2. live reads of PC pages from the PC cursor (at a backfill: the newest PC page),
+    ///    following the pager;
+    /// 3. when due (persisted cadence) or at the final pass, a re-read of recent (or all)
+    ///    posts: through the API when it is usable, else PC pages;
+    /// 4. the PC pages of API-read posts the API cannot vouch for (new and styled, or
+    ///    edited), so their font size is judged.
+    ///
+    /// The API refusing (closed, missing, not JSON) is remembered for the forum and the
+    /// pass falls back to PC pages; nothing read before the refusal is lost.
     async fn poll_thread(
         &mut self,
         tid: u64,
         final_pass: bool,
         sum: &mut PassSummary,
     ) -> Result<(), FetchError> {
-        let rec = self
+        let now = self.clock.now();
+        let store_fatal = |e: crate::store::StoreError| FetchError::Fatal {
+            url: format!("store {tid}"),
+            msg: e.to_string(),
+        };
+        let prior = self
+            .store
+            .poll_state(&self.forum, tid)
+            .map_err(store_fatal)?;
+        let legacy = self
             .store
             .thread_pages(&self.forum, tid)
-            .map_err(|e| FetchError::Fatal {
-                url: format!("store {tid}"),
-                msg: e.to_string(),
-            })?;
-        let st = ThreadState {
-            tid,
-            last_page: rec.map(|(_, last)| last).filter(|&p| p > 0),
-            total_pages: rec.map(|(total, _)| total).filter(|&p| p > 0),
-            last_recheck_at: self.rechecked.get(&tid).copied(),
+            .map_err(store_fatal)?
+            .map(|(_, last)| last)
+            .filter(|&p| p > 0);
+        let mut st = prior.unwrap_or_default();
+        if prior.is_none() {
+            // Before schema step 3 the only cursor was `threads.last_page_seen`, in the
+            // live source's pages; mark the thread as started before the first request,
+            // so a crash mid-backfill is not mistaken for such an old cursor.
+            if self.use_api {
+                st.api_page = legacy;
+            } else {
+                st.pc_page = legacy;
+            }
+            self.store
+                .set_poll_state(&self.forum, tid, &st)
+                .map_err(store_fatal)?;
+        }
+        let cursor = if self.use_api {
+            st.api_page
+        } else {
+            st.pc_page
         };
-        let now = self.clock.now();
-        let recheck = final_pass || plan::recheck_due(&st, now, &self.policy);
-        let mut fetched = BTreeSet::new();
-        let mut page = plan::first_page(&st);
-        let start = page;
+        let backfill = cursor.is_none();
+        let mut fs = self.store.forum_state(&self.forum).map_err(store_fatal)?;
+        let mut api_ok = self.api_usable(&fs, now);
+        let mut pc_ppp = fs.pc_ppp.unwrap_or(self.cfg.daemon.pc_ppp).max(1);
+        let mut acc = Reads::default();
+
+        // 1. A PC backfill starts with page 1: its pager tells the thread's size, and a
+        //    thread of a few pages is cheapest read on PC pages.
+        let mut pc_from = st.pc_page.unwrap_or(1);
+        let mut api_bulk = false;
+        if backfill && !self.use_api {
+            let Some(seen) = self
+                .read_page(tid, Via::Pc, pc_from, final_pass, sum, &mut acc)
+                .await?
+            else {
+                return Ok(());
+            };
+            acc.pc_live = Some((seen.page, seen.total_pages));
+            api_bulk = api_ok && seen.total_pages.saturating_sub(seen.page) > PC_FOLLOW_MAX;
+            pc_from = match plan::next_page(seen.page, seen.total_pages) {
+                Some(n) if api_bulk => seen.total_pages.max(n),
+                Some(n) => n,
+                None => 0,
+            };
+        }
+        if let Some(p) = acc.pc_ppp_seen {
+            pc_ppp = p;
+        }
+        // 2. The API: the whole thread after a long thread's first PC page, the newest
+        //    pages on a live API poll (`use_api`).
+        if api_ok && (api_bulk || self.use_api) {
+            let asked = self.api_ppp_asked();
+            let start = match (cursor, st.api_ppp, asked) {
+                (Some(p), _, _) if !self.use_api => p,
+                (Some(p), Some(old), Some(new)) if old != new => plan::rescale_page(p, old, new),
+                (Some(p), _, _) => p,
+                (None, _, _) => 1,
+            };
+            if !self
+                .read_forward(tid, Via::Api, start, final_pass, sum, &mut acc)
+                .await?
+            {
+                api_ok = false;
+                if api_bulk {
+                    // Back to PC pages, right after the first.
+                    pc_from = acc.pc_live.map(|(p, _)| p + 1).unwrap_or(1);
+                }
+            }
+        }
+        // 3. PC pages from the PC cursor (after an API bulk read: the newest PC page),
+        //    following the pager.
+        if (!self.use_api || !api_ok) && pc_from > 0 {
+            let done = acc.pc_live.is_some_and(|(p, t)| p >= t && pc_from > t);
+            if !done {
+                self.read_forward(tid, Via::Pc, pc_from, final_pass, sum, &mut acc)
+                    .await?;
+            }
+        }
+        // 4. The re-read of recent posts, on its own (persisted) cadence.
+        let state = ThreadState {
+            tid,
+            last_page: cursor,
+            total_pages: None,
+            last_recheck_at: st.last_recheck_at,
+        };
+        let recheck = !backfill && (final_pass || plan::recheck_due(&state, now, &self.policy));
+        if recheck {
+            let done = api_ok
+                && self
+                    .api_recheck(tid, final_pass, &st, sum, &mut acc)
+                    .await?;
+            if !done {
+                let last = acc
+                    .pc_read
+                    .iter()
+                    .copied()
+                    .max()
+                    .or(st.pc_page)
+                    .unwrap_or(1);
+                for p in plan::recheck_pages(last, &self.policy, final_pass, &acc.pc_read) {
+                    if self.stopped() {
+                        return Err(FetchError::Stopped);
+                    }
+                    self.read_page(tid, Via::Pc, p, final_pass, sum, &mut acc)
+                        .await?;
+                }
+            }
+        }
+        // What the API said about the forum: refused (remembered), or usable again.
+        if let Some(why) = acc.refused.take() {
+            tracing::warn!(
+                tid,
+                "the mobile API refused ({why}); reading PC pages, retrying the API in {} h",
+                API_RETRY_SECS / 3600
+            );
+            fs.api_closed = Some((now, why));
+        } else if acc.api_count > 0 || acc.api_last.is_some() {
+            fs.api_closed = None;
+        }
+        // The PC page size the pager agrees with (to find the PC page of a post).
+        if let Some(p) = acc.pc_ppp_seen {
+            pc_ppp = p;
+            fs.pc_ppp = Some(p);
+        } else if let (Some((_, total)), true) = (acc.pc_last, acc.api_count > 0) {
+            let learned = plan::learn_pc_ppp(acc.api_count, total, pc_ppp);
+            if learned != pc_ppp {
+                tracing::info!(
+                    from = pc_ppp,
+                    to = learned,
+                    "PC posts per page corrected from the pager"
+                );
+                pc_ppp = learned;
+            }
+            fs.pc_ppp = Some(pc_ppp);
+        }
+        // 5. PC pages for the API-read posts whose size the API cannot show.
+        if !acc.for_pc.is_empty() {
+            let pages = plan::pc_pages_for(&acc.for_pc, pc_ppp, &acc.pc_read);
+            for p in pages {
+                if self.stopped() {
+                    return Err(FetchError::Stopped);
+                }
+                self.read_page(tid, Via::Pc, p, final_pass, sum, &mut acc)
+                    .await?;
+            }
+        }
+        // Remember where this thread stands.
+        if let Some((page, total)) = acc.pc_live {
+            st.pc_page = Some(page);
+            st.pc_total = Some(total);
+        }
+        if let Some((page, ppp)) = acc.api_live {
+            st.api_page = Some(page);
+            st.api_ppp = Some(ppp);
+        }
+        if let Some(n) = acc.api_posts {
+            st.api_posts = Some(n);
+        }
+        if backfill || recheck {
+            st.last_recheck_at = Some(now);
+        }
+        self.store
+            .set_poll_state(&self.forum, tid, &st)
+            .map_err(store_fatal)?;
+        self.store
+            .set_forum_state(&self.forum, &fs)
+            .map_err(store_fatal)?;
+        Ok(())
+    }
+
+    /// The `ppp` asked of the API (None: the site's default).
+    fn api_ppp_asked(&self) -> Option<u32> {
+        Some(self.cfg.daemon.api_ppp).filter(|&p| p > 0)
+    }
+
+    /// Whether to read through the API: bulk reads are on (or `use_api`), and it has not
+    /// refused in the last [`API_RETRY_SECS`].
+    fn api_usable(&self, fs: &crate::store::ForumState, now: Timestamp) -> bool {
+        (self.use_api || self.cfg.daemon.api_ppp > 0)
+            && fs
+                .api_closed
+                .as_ref()
+                .is_none_or(|(at, _)| now - at >= API_RETRY_SECS)
+    }
+
+    /// Read pages from `start`, following the pager to the end (with a progress bar on
+    /// long backfills). False when the API refused (nothing stored for that page).
+    async fn read_forward(
+        &mut self,
+        tid: u64,
+        via: Via,
+        start: u32,
+        final_pass: bool,
+        sum: &mut PassSummary,
+        acc: &mut Reads,
+    ) -> Result<bool, FetchError> {
+        let mut page = start.max(1);
         let mut bar: Option<ProgressBar> = None;
+        let mut fetched = BTreeSet::new();
         loop {
-            let tp = self.fetch_and_store(tid, page, final_pass, sum).await?;
-            fetched.insert(tp.page);
-            let remaining = tp.total_pages.saturating_sub(tp.page);
+            let Some(seen) = self.read_page(tid, via, page, final_pass, sum, acc).await? else {
+                return Ok(false);
+            };
+            fetched.insert(seen.page);
+            let (api, second) = match via {
+                Via::Pc => {
+                    acc.pc_live = Some((seen.page, seen.total_pages));
+                    (false, seen.total_pages)
+                }
+                Via::Api => {
+                    let ppp = acc.api_ppp_served.unwrap_or(1);
+                    acc.api_live = Some((seen.page, ppp));
+                    (true, ppp)
+                }
+            };
+            if via == Via::Pc || self.use_api {
+                // The live cursor moves page by page: a crash resumes here.
+                self.store
+                    .set_poll_cursor(&self.forum, tid, api, seen.page, second)
+                    .map_err(|e| FetchError::Fatal {
+                        url: format!("store {tid}"),
+                        msg: e.to_string(),
+                    })?;
+            }
+            let remaining = seen.total_pages.saturating_sub(seen.page);
             if self.progress && bar.is_none() && remaining >= 3 {
-                bar = Some(progress_bar(tid, start, tp.total_pages));
+                bar = Some(progress_bar(tid, start, seen.total_pages));
             }
             if let Some(b) = &bar {
-                b.set_length(tp.total_pages.into());
-                b.set_position(tp.page.into());
+                b.set_length(seen.total_pages.into());
+                b.set_position(seen.page.into());
             }
-            match plan::next_page(tp.page, tp.total_pages) {
+            match plan::next_page(seen.page, seen.total_pages) {
                 Some(n) if !fetched.contains(&n) => page = n,
                 _ => break,
             }
@@ -422,20 +646,134 @@ impl Daemon {
         if let Some(b) = bar {
             b.finish_and_clear();
         }
-        if st.last_page.is_none() {
-            // A backfill has just read every page.
-            self.rechecked.insert(tid, now);
-        } else if recheck {
-            let last = fetched.iter().copied().max().unwrap_or(1);
-            for p in plan::recheck_pages(last, &self.policy, final_pass, &fetched) {
-                if self.stopped() {
-                    return Err(FetchError::Stopped);
+        Ok(true)
+    }
+
+    /// The re-read of recent posts through the API: the API page(s) holding the newest
+    /// `recheck_pages` PC pages' worth of posts, or every API page at the final pass.
+    /// False when the API refused.
+    async fn api_recheck(
+        &mut self,
+        tid: u64,
+        final_pass: bool,
+        st: &crate::store::PollState,
+        sum: &mut PassSummary,
+        acc: &mut Reads,
+    ) -> Result<bool, FetchError> {
+        if final_pass {
+            // Every API page not read in this pass yet.
+            let mut page = 1;
+            loop {
+                if !acc.api_read.contains(&page) {
+                    if self.stopped() {
+                        return Err(FetchError::Stopped);
+                    }
+                    if self
+                        .read_page(tid, Via::Api, page, final_pass, sum, acc)
+                        .await?
+                        .is_none()
+                    {
+                        return Ok(false);
+                    }
                 }
-                self.fetch_and_store(tid, p, final_pass, sum).await?;
+                if page >= acc.api_total.max(1) {
+                    break;
+                }
+                page += 1;
             }
-            self.rechecked.insert(tid, now);
+            return Ok(true);
         }
-        Ok(())
+        // The newest API page, unless this pass read it already.
+        if acc.api_last.is_none()
+            && self
+                .read_page(tid, Via::Api, LAST_PAGE, final_pass, sum, acc)
+                .await?
+                .is_none()
+        {
+            return Ok(false);
+        }
+        let Some((last, ppp)) = acc.api_last else {
+            return Ok(true);
+        };
+        let count = acc.api_posts.or(st.api_posts).unwrap_or(0);
+        let pc_ppp = self.cfg.daemon.pc_ppp.max(1);
+        let window = self.policy.recheck_pages.saturating_mul(pc_ppp);
+        for p in plan::api_pages_for_recent(count, ppp, window) {
+            if p >= last || acc.api_read.contains(&p) {
+                continue;
+            }
+            if self.stopped() {
+                return Err(FetchError::Stopped);
+            }
+            if self
+                .read_page(tid, Via::Api, p, final_pass, sum, acc)
+                .await?
+                .is_none()
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Read one page and account for it in `acc`. None when the API refused.
+    async fn read_page(
+        &mut self,
+        tid: u64,
+        via: Via,
+        page: u32,
+        final_pass: bool,
+        sum: &mut PassSummary,
+        acc: &mut Reads,
+    ) -> Result<Option<PageSeen>, FetchError> {
+        let read = match self
+            .fetch_and_store(tid, via, page, final_pass, sum)
+            .await?
+        {
+            Outcome::Refused(why) => {
+                acc.refused = Some(why);
+                return Ok(None);
+            }
+            Outcome::Read(r) => r,
+        };
+        let seen = read.seen;
+        match via {
+            Via::Pc => {
+                acc.pc_read.insert(seen.page);
+                if seen.page < seen.total_pages && read.slots > 0 {
+                    acc.pc_ppp_seen = Some(read.slots);
+                }
+                if seen.page >= seen.total_pages {
+                    acc.pc_last = Some((seen.page, seen.total_pages));
+                }
+            }
+            Via::Api => {
+                acc.api_read.insert(seen.page);
+                acc.api_total = seen.total_pages;
+                let ppp = read
+                    .ppp
+                    .or(acc.api_ppp_served)
+                    .unwrap_or(read.posts.len().max(1) as u32);
+                acc.api_ppp_served = Some(ppp);
+                let base = (seen.page.max(1) as usize - 1) * ppp as usize;
+                for (i, (pid, styled)) in read.posts.iter().enumerate() {
+                    let new = read.new_posts.contains(pid);
+                    let edited = read.changed.contains(pid) && !new;
+                    if (new && *styled) || edited {
+                        acc.for_pc.push(base + i);
+                    }
+                }
+                if seen.page >= seen.total_pages {
+                    acc.api_last = Some((seen.page, ppp));
+                    if !read.posts.is_empty() {
+                        let count = base + read.posts.len();
+                        acc.api_posts = Some(count as u32);
+                        acc.api_count = count;
+                    }
+                }
+            }
+        }
+        Ok(Some(seen))
     }
 
     /// Fetch one page, parse it completely, then store it in one transaction. Failures are
@@ -443,19 +781,23 @@ impl Daemon {
     /// fingerprint (see [`crate::fetch::fingerprint`]) matches the last stored fetch of the
     /// same page is neither parsed nor stored, only logged as `unchanged` — except in the
     /// final re-read at 关门, which parses every page. The viewer check (login expired)
-    /// runs on every page, unchanged or not.
+    /// runs on every page, unchanged or not. An API answer that refuses (closed, missing
+    /// module, not JSON, no permission) is [`Outcome::Refused`], logged, never retried.
     async fn fetch_and_store(
         &mut self,
         tid: u64,
+        via: Via,
         page: u32,
         final_pass: bool,
         sum: &mut PassSummary,
-    ) -> Result<PageSeen, FetchError> {
+    ) -> Result<Outcome, FetchError> {
         let base = self.fetcher.base_url().to_string();
-        let (url, kind) = if self.use_api {
-            (api_thread_url(&base, tid, page, None), SourceKind::Api)
-        } else {
-            (thread_url(&base, tid, page), SourceKind::Html)
+        let (url, kind) = match via {
+            Via::Api => (
+                api_thread_url(&base, tid, page, self.api_ppp_asked()),
+                SourceKind::Api,
+            ),
+            Via::Pc => (thread_url(&base, tid, page), SourceKind::Html),
         };
         let store_err = |url: &str, e: crate::store::StoreError| FetchError::Fatal {
             url: url.to_string(),
@@ -479,6 +821,13 @@ impl Daemon {
             .fetcher
             .get_with(&url, |raw| {
                 ctx.fetched_at = clock.now();
+                if kind == SourceKind::Api && matches!(raw.status, 403 | 404 | 410) {
+                    return Verdict::Ok(Fetched::Refused(format!("HTTP {}", raw.status)));
+                }
+                let ppp = match kind {
+                    SourceKind::Api => crate::fetch::paging::served_ppp(&raw.body),
+                    _ => None,
+                };
                 let fp = match kind {
                     SourceKind::Api => fingerprint::api(&raw.body),
                     _ => fingerprint::html(&raw.body),
@@ -492,13 +841,23 @@ impl Daemon {
                                 .into(),
                         );
                     }
-                    return Verdict::Ok(Fetched::Unchanged(PageSeen {
-                        page: k.served_page,
-                        total_pages: k.total_pages,
-                    }));
+                    return Verdict::Ok(Fetched::Unchanged(
+                        PageSeen {
+                            page: k.served_page,
+                            total_pages: k.total_pages,
+                        },
+                        ppp,
+                    ));
                 }
-                match classify(parse_page(&raw.body, &ctx), tid, expects_login) {
-                    Verdict::Ok(tp) => Verdict::Ok(Fetched::Parsed(tp, fp.map(|f| f.hash))),
+                let parsed = parse_page(&raw.body, &ctx);
+                if kind == SourceKind::Api
+                    && let Err(e) = &parsed
+                    && api_refusal(e)
+                {
+                    return Verdict::Ok(Fetched::Refused(e.to_string()));
+                }
+                match classify(parsed, tid, expects_login) {
+                    Verdict::Ok(tp) => Verdict::Ok(Fetched::Parsed(tp, fp.map(|f| f.hash), ppp)),
                     Verdict::Retry(m) => Verdict::Retry(m),
                     Verdict::Login(m) => Verdict::Login(m),
                     Verdict::Gone(m) => Verdict::Gone(m),
@@ -512,15 +871,30 @@ impl Daemon {
             page,
             fetched_at: ctx.fetched_at,
         };
-        let (tp, fp) = match result {
-            Ok(Fetched::Parsed(tp, fp)) => (tp, fp),
-            Ok(Fetched::Unchanged(seen)) => {
+        let (tp, fp, ppp) = match result {
+            Ok(Fetched::Parsed(tp, fp, ppp)) => (tp, fp, ppp),
+            Ok(Fetched::Unchanged(seen, ppp)) => {
                 self.store
                     .log_fetch_unchanged(&self.forum, tid, &info)
                     .map_err(|e| store_err(&url, e))?;
                 sum.pages += 1;
                 sum.unchanged += 1;
-                return Ok(seen);
+                return Ok(Outcome::Read(PageRead {
+                    seen,
+                    ppp,
+                    ..PageRead::default()
+                }));
+            }
+            Ok(Fetched::Refused(why)) => {
+                if let Err(le) = self.store.log_fetch_failure(
+                    &self.forum,
+                    tid,
+                    &info,
+                    &format!("api refused: {why}"),
+                ) {
+                    tracing::error!("cannot write the fetch log: {le}");
+                }
+                return Ok(Outcome::Refused(why));
             }
             Err(FetchError::Stopped) => return Err(FetchError::Stopped),
             Err(e) => {
@@ -560,24 +934,113 @@ impl Daemon {
         sum.new_posts += changes.new_posts.len();
         sum.changed += changes.changed.len();
         sum.missing += changes.missing.len();
-        Ok(PageSeen {
-            page: tp.page,
-            total_pages: tp.total_pages,
-        })
+        let posts = tp
+            .posts
+            .iter()
+            .filter(|p| !p.duplicate && !p.deleted)
+            .filter_map(|p| Some((p.pid?, plan::api_body_styled(&p.html))))
+            .collect();
+        Ok(Outcome::Read(PageRead {
+            seen: PageSeen {
+                page: tp.page,
+                total_pages: tp.total_pages,
+            },
+            ppp,
+            posts,
+            slots: tp.posts.iter().filter(|p| !p.duplicate).count() as u32,
+            new_posts: changes.new_posts,
+            changed: changes.changed,
+        }))
     }
 }
 
+/// A PC backfill follows at most this many pages after page 1; a longer thread is read
+/// through the API (its size is known from page 1's pager).
+const PC_FOLLOW_MAX: u32 = 2;
+
+/// Seconds before an API that refused is tried again.
+const API_RETRY_SECS: i64 = 6 * 3600;
+
+/// Which way a page is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    Pc,
+    Api,
+}
+
 /// Where a fetched page sits in its thread.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct PageSeen {
     page: u32,
     total_pages: u32,
 }
 
-/// A fetched page: parsed (with its fingerprint, if it has one), or unchanged.
+/// One page read and stored (or unchanged).
+#[derive(Debug, Default)]
+struct PageRead {
+    seen: PageSeen,
+    /// API pages: the posts per page the forum served.
+    ppp: Option<u32>,
+    /// The page's posts in order (pid, whose API body shows styling); empty if unchanged.
+    posts: Vec<(u64, bool)>,
+    /// Page slots taken (posts and deleted-floor placeholders, no pinned copies).
+    slots: u32,
+    new_posts: Vec<u64>,
+    changed: Vec<u64>,
+}
+
+enum Outcome {
+    Read(PageRead),
+    Refused(String),
+}
+
+/// What one poll of a thread has read so far.
+#[derive(Debug, Default)]
+struct Reads {
+    pc_read: BTreeSet<u32>,
+    /// The last PC page reached by following the pager (page, total).
+    pc_live: Option<(u32, u32)>,
+    /// PC posts per page, from a full (not the last) PC page.
+    pc_ppp_seen: Option<u32>,
+    /// The PC pager's last page, when read (page, total).
+    pc_last: Option<(u32, u32)>,
+    api_read: BTreeSet<u32>,
+    api_total: u32,
+    api_ppp_served: Option<u32>,
+    /// The last API page reached by following the pager (page, served ppp).
+    api_live: Option<(u32, u32)>,
+    /// The API's last page (page, served ppp), when read.
+    api_last: Option<(u32, u32)>,
+    /// The thread's post count, from the API's last page.
+    api_posts: Option<u32>,
+    api_count: usize,
+    /// Indices (thread order) of API-read posts whose PC page must be read.
+    for_pc: Vec<usize>,
+    refused: Option<String>,
+}
+
+/// A fetched page: parsed (with its fingerprint, if it has one, and the API's served
+/// `ppp`), unchanged, or an API refusal.
 enum Fetched {
-    Parsed(ThreadPage, Option<String>),
-    Unchanged(PageSeen),
+    Parsed(ThreadPage, Option<String>, Option<u32>),
+    Unchanged(PageSeen, Option<u32>),
+    Refused(String),
+}
+
+/// An API answer that says the API will not serve threads (closed, module missing, not
+/// JSON at all, no permission through the API): fall back to PC pages.
+fn api_refusal(e: &crate::discuz::PageError) -> bool {
+    use crate::discuz::PageError as E;
+    matches!(
+        e,
+        E::ApiError { .. }
+            | E::MalformedJson { .. }
+            | E::Malformed { .. }
+            | E::NotThreadPage { .. }
+            | E::NoPermission { .. }
+            | E::ForumMessage { .. }
+            | E::Empty { .. }
+    )
 }
 
 /// Map a parse result to what the fetcher should do.

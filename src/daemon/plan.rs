@@ -181,6 +181,81 @@ pub fn next_wake(cfg: &Config, now: Timestamp, written: &BTreeSet<u32>) -> Times
     wake
 }
 
+// ------------------------------------------------------------ API and PC pages (issue 13)
+//
+// The mobile API reads a thread in a handful of requests (a large `ppp`) but strips
+// `[size]`; PC pages show everything at 10 posts a request. The hybrid: the API for bulk
+// reads, PC pages for the newest page and for the posts the API cannot vouch for.
+
+/// Whether an API message body shows styling that survives the API (colour, background,
+/// bold, a style attribute). A poster who enlarges text usually colours or bolds it too,
+/// so these are the posts whose PC page is read to judge font size. The quote header
+/// (`div.reply_wrap` with its grey `font`) does not count.
+pub fn api_body_styled(html: &str) -> bool {
+    let mut own = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find("<div class=\"reply_wrap\">") {
+        own.push_str(&rest[..at]);
+        rest = &rest[at..];
+        rest = match rest.find("</div>") {
+            Some(end) => &rest[end + "</div>".len()..],
+            None => "",
+        };
+    }
+    own.push_str(rest);
+    let low = own.to_ascii_lowercase();
+    ["<font", "<span style", " style=", "<strong", "<b>", "<big"]
+        .iter()
+        .any(|m| low.contains(m))
+}
+
+/// The PC page holding the post at `index` (0-based, in thread order) at `ppp` a page.
+pub fn pc_page_of(index: usize, ppp: u32) -> u32 {
+    (index / ppp.max(1) as usize) as u32 + 1
+}
+
+/// The PC posts per page that agrees with a thread of `count` posts filling `total` PC
+/// pages: `current` if it fits, else the smallest that does.
+pub fn learn_pc_ppp(count: usize, total: u32, current: u32) -> u32 {
+    if count == 0 || total == 0 {
+        return current;
+    }
+    let c = count as u64;
+    let t = total as u64;
+    let lo = c.div_ceil(t);
+    let fits = |p: u64| p >= lo && (t == 1 || (t - 1) * p < c);
+    if fits(current as u64) {
+        current
+    } else {
+        lo.min(u32::MAX as u64) as u32
+    }
+}
+
+/// The API pages (at `ppp` a page) holding the newest `window` of a thread's `count` posts.
+pub fn api_pages_for_recent(count: u32, ppp: u32, window: u32) -> std::ops::RangeInclusive<u32> {
+    let ppp = ppp.max(1);
+    let last = count.div_ceil(ppp).max(1);
+    let first_index = count.saturating_sub(window.max(1));
+    (first_index / ppp + 1).min(last)..=last
+}
+
+/// A page number at `old_ppp` a page, for the same posts at `new_ppp` a page (the site's
+/// API cap changed).
+pub fn rescale_page(page: u32, old_ppp: u32, new_ppp: u32) -> u32 {
+    let first_index = (page.max(1) as u64 - 1) * old_ppp.max(1) as u64;
+    (first_index / new_ppp.max(1) as u64) as u32 + 1
+}
+
+/// PC pages for API-read posts at these indices, sorted, without those already read.
+pub fn pc_pages_for(indices: &[usize], ppp: u32, read: &BTreeSet<u32>) -> Vec<u32> {
+    let set: BTreeSet<u32> = indices
+        .iter()
+        .map(|&i| pc_page_of(i, ppp))
+        .filter(|p| !read.contains(p))
+        .collect();
+    set.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,5 +413,49 @@ closes = "2026-03-06 21:00"
             ..Default::default()
         };
         assert!(!recheck_due(&never, 0, &p));
+    }
+
+    #[test]
+    fn styling_that_survives_the_api_marks_a_post_for_its_pc_page() {
+        assert!(api_body_styled("投票对象：<font color=\"Red\">乙</font>"));
+        assert!(api_body_styled("<strong>大字</strong>"));
+        assert!(api_body_styled(
+            "<font style=\"background-color:yellow\">x</font>"
+        ));
+        assert!(!api_body_styled("投票对象：乙<br />\r\n理由：发言"));
+        // The quote header's grey font is the API's own markup, not the poster's.
+        let quoted = "<div class=\"reply_wrap\"><a href=\"x\"><font color=\"#999999\">甲 发表于 2026-3-4 09:00</font></a><br />\r\n原文</div><br />\r\n回复";
+        assert!(!api_body_styled(quoted));
+        assert!(api_body_styled(&format!(
+            "{quoted}<font color=\"red\">红</font>"
+        )));
+    }
+
+    #[test]
+    fn pc_pages_of_api_posts_and_the_learned_page_size() {
+        assert_eq!(pc_page_of(0, 10), 1);
+        assert_eq!(pc_page_of(9, 10), 1);
+        assert_eq!(pc_page_of(10, 10), 2);
+        assert_eq!(pc_page_of(1999, 10), 200);
+        assert_eq!(
+            pc_pages_for(&[3, 5, 17, 1999], 10, &[200].into()),
+            vec![1, 2]
+        );
+        assert_eq!(learn_pc_ppp(2000, 200, 10), 10);
+        assert_eq!(learn_pc_ppp(2000, 100, 10), 20);
+        assert_eq!(learn_pc_ppp(2001, 101, 20), 20);
+        assert_eq!(learn_pc_ppp(7, 1, 10), 10);
+        assert_eq!(learn_pc_ppp(0, 0, 10), 10);
+    }
+
+    #[test]
+    fn recent_posts_span_one_api_page_unless_the_window_straddles() {
+        assert_eq!(api_pages_for_recent(2000, 1000, 30), 2..=2);
+        assert_eq!(api_pages_for_recent(1010, 1000, 30), 1..=2);
+        assert_eq!(api_pages_for_recent(20, 1000, 30), 1..=1);
+        assert_eq!(api_pages_for_recent(300, 30, 30), 10..=10);
+        assert_eq!(rescale_page(2, 1000, 30), 34);
+        assert_eq!(rescale_page(34, 30, 1000), 1);
+        assert_eq!(rescale_page(1, 1000, 30), 1);
     }
 }

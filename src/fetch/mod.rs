@@ -11,6 +11,7 @@
 
 pub mod cookies;
 pub mod fingerprint;
+pub mod paging;
 
 use std::fmt;
 use std::sync::Mutex;

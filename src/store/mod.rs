@@ -16,6 +16,7 @@
 //!   never from author-filtered pages.
 //! - A locked body (banned author, 仅作者可见…) never adds a revision over readable content.
 
+mod paging;
 mod quote;
 mod schema;
 
@@ -30,6 +31,7 @@ use crate::model::{
     EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,
 };
 
+pub use paging::{ForumState, PollState};
 pub use quote::resolve_quotes;
 
 #[derive(Debug, thiserror::Error)]

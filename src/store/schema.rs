@@ -111,6 +111,29 @@ CREATE TABLE page_fingerprints (
     PRIMARY KEY (forum, tid, kind, page)
 ) WITHOUT ROWID;
 "#,
+    // 3: the daemon's paging cursors and recheck cadence, kept between runs (a `sync` from
+    // cron every minute must not re-read recent pages each time), and what it learned about
+    // the forum's mobile API and PC page size.
+    r#"
+CREATE TABLE poll_state (
+    forum           TEXT    NOT NULL,
+    tid             INTEGER NOT NULL,
+    pc_page         INTEGER,          -- the last PC page read (the PC polling cursor)
+    pc_total        INTEGER,          -- the PC pager's page count then
+    api_page        INTEGER,          -- the last mobile-API page read, at api_ppp a page
+    api_ppp         INTEGER,          -- the posts per page the API served (its cap)
+    api_posts       INTEGER,          -- the thread's posts at the last API read of its end
+    last_recheck_at INTEGER,          -- when recent posts were last re-read
+    PRIMARY KEY (forum, tid)
+) WITHOUT ROWID;
+
+CREATE TABLE forum_state (
+    forum          TEXT    NOT NULL PRIMARY KEY,
+    api_closed_at  INTEGER,           -- the API refused (closed, missing) then; NULL: usable
+    api_closed_why TEXT,
+    pc_ppp         INTEGER            -- PC posts per page learned from the pager
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

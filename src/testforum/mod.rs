@@ -472,6 +472,16 @@ impl TestForum {
         self.lock().site.floor_mode = mode;
     }
 
+    /// Switch the mobile API off (`mobile_is_closed`) or on while the forum runs.
+    pub fn set_api_closed(&self, closed: bool) {
+        self.lock().site.api_closed = closed;
+    }
+
+    /// Cap the API's `ppp` parameter (None: no cap, as the stock plugin).
+    pub fn set_api_ppp_max(&self, max: Option<u32>) {
+        self.lock().site.api_ppp_max = max;
+    }
+
     /// Serve `fault` to the next `times` requests.
     pub fn inject(&self, fault: Fault, times: u32) {
         self.inject_scoped(fault, times, FaultScope::default());

@@ -1055,6 +1055,10 @@ fn login_required_api(st: &State, v: &Viewer) -> Response {
 }
 
 fn api(st: &mut State, req: &Request, v: &mut Viewer, cookies: &mut Vec<String>) -> Response {
+    if st.site.api_closed {
+        // The plugin's switch is off: every module, the probe included, answers this.
+        return json_response(&json!({"error": "mobile_is_closed"}));
+    }
     if req.query.iter().any(|(k, _)| k == "check") {
         return json_response(&json!({
             "discuzversion": st.site.version.as_str(),
@@ -1118,7 +1122,8 @@ fn api_viewthread(st: &mut State, req: &Request, v: &Viewer) -> Response {
         .q("ppp")
         .and_then(|p| p.parse::<u32>().ok())
         .filter(|p| *p > 0)
-        .unwrap_or(default_ppp);
+        .unwrap_or(default_ppp)
+        .min(st.site.api_ppp_max.unwrap_or(u32::MAX));
     let page = req.q("page").and_then(|p| p.parse().ok()).unwrap_or(1);
     let authorid = req.q_u64("authorid").filter(|a| *a != 0);
     let descending = req.q("ordertype").as_deref() == Some("1");

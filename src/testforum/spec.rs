@@ -95,6 +95,11 @@ pub struct SiteSpec {
     pub ppp: u32,
     /// Default posts per page of the mobile API (X3.4: 5, X3.5: 10 when unset).
     pub api_ppp: Option<u32>,
+    /// A guard that caps the API's `ppp` parameter (the stock plugin has no upper limit);
+    /// the answer's `ppp` shows the capped value.
+    pub api_ppp_max: Option<u32>,
+    /// The mobile API is switched off: every module answers `{"error":"mobile_is_closed"}`.
+    pub api_closed: bool,
     /// Custom floor names, index 0 = first post (`["楼主","沙发","板凳","地板"]`).
     pub floor_names: Vec<String>,
     /// Floor suffix (`#` or e.g. `楼`).
@@ -126,6 +131,8 @@ impl Default for SiteSpec {
             version: Version::X34,
             ppp: 10,
             api_ppp: None,
+            api_ppp_max: None,
+            api_closed: false,
             floor_names: Vec::new(),
             floor_suffix: "#".into(),
             rewrite: false,
@@ -266,6 +273,9 @@ impl ForumSpec {
         }
         if s.api_ppp == Some(0) {
             return Err(("site.api_ppp".into(), "must be at least 1".into()));
+        }
+        if s.api_ppp_max == Some(0) {
+            return Err(("site.api_ppp_max".into(), "must be at least 1".into()));
         }
         if let Some(now) = &s.now
             && parse_time(now).is_none()
