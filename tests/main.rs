@@ -6,5 +6,6 @@ mod daemon;
 mod demo;
 mod ingest;
 mod parse;
+mod requests;
 mod testforum;
 mod votes;
