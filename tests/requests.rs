@@ -422,3 +422,24 @@ fn the_api_view_and_the_pc_view_of_the_same_thread_store_the_same_posts() {
         assert_eq!(b[i].current().large, "乙", "post {i}");
     }
 }
+
+#[test]
+fn the_directors_styled_posts_need_no_pc_page() {
+    // Post 1236 is the director's (导演专用的放大字体): styled, but not the players' to
+    // check; post 5 is a player's.
+    assert_eq!(NAMES[1236 % NAMES.len()], "导演");
+    let g = Game::new("director", spec(2000, &[5, 1236], None), "");
+    let text = std::fs::read_to_string(g.dir.join("g.toml"))
+        .unwrap()
+        .replace(
+            "db = \"g.sqlite\"\n",
+            "db = \"g.sqlite\"\ndirectors = [\"导演\"]\n",
+        );
+    std::fs::write(g.dir.join("g.toml"), text).unwrap();
+    let mut d = g.daemon();
+    let reqs = g.sync(&mut d);
+    // Page 1 holds post 5; page 124 (post 1236) is not read.
+    assert_eq!(pc_pages(&reqs), vec![1, 200], "{reqs:#?}");
+    assert_eq!(api(&reqs).len(), 2);
+    assert_eq!(g.posts(&d)[5].current().large, "乙");
+}

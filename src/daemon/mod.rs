@@ -938,7 +938,11 @@ impl Daemon {
             .posts
             .iter()
             .filter(|p| !p.duplicate && !p.deleted)
-            .filter_map(|p| Some((p.pid?, plan::api_body_styled(&p.html))))
+            .filter_map(|p| {
+                // The directors' own fonts are theirs to use (导演专用的放大字体).
+                let director = self.cfg.game.directors.iter().any(|d| *d == p.author);
+                Some((p.pid?, !director && plan::api_body_styled(&p.html)))
+            })
             .collect();
         Ok(Outcome::Read(PageRead {
             seen: PageSeen {
