@@ -170,12 +170,24 @@ fn backfill(rt: &tokio::runtime::Runtime) {
             HYBRID,
         );
     }
+    row(
+        "hybrid, 2% styled, styled_pc_pages = false",
+        spec(2000, 2),
+        "styled_pc_pages = false",
+    );
     let mut capped = spec(2000, 2);
     capped.site.api_ppp_max = Some(30);
     row("hybrid, site caps ppp at 30, 2% styled", capped, HYBRID);
     let mut capped = spec(2000, 2);
     capped.site.api_ppp_max = Some(100);
     row("hybrid, site caps ppp at 100, 2% styled", capped, HYBRID);
+    let mut capped = spec(2000, 2);
+    capped.site.api_ppp_max = Some(10);
+    row(
+        "hybrid, site caps ppp at 10 (= PC): PC pages",
+        capped,
+        HYBRID,
+    );
     row(
         "API only (use_api = true), 2% styled",
         spec(2000, 2),

@@ -106,6 +106,10 @@ pub struct Daemon {
     /// The forum's PC posts per page (stock 10), to find the PC page of a post; corrected
     /// from the pager when the forum disagrees.
     pub pc_ppp: u32,
+    /// After an API read, read the PC page of each post whose API text is styled (colour,
+    /// bold), so its font size is judged. false: only the newest PC page (and edited
+    /// posts' pages); older unstyled-looking and styled posts alike keep size unknown.
+    pub styled_pc_pages: bool,
     /// Optional thread discovery: the board to list (`module=forumdisplay`).
     pub fid: Option<u64>,
     /// Optional thread discovery: a regex the day threads' titles match; the capture
@@ -128,6 +132,7 @@ impl Default for Daemon {
             use_api: false,
             api_ppp: 1000,
             pc_ppp: 10,
+            styled_pc_pages: true,
             fid: None,
             title_pattern: None,
         }

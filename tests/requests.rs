@@ -232,6 +232,19 @@ fn a_site_capping_ppp_is_paged_at_the_served_cap() {
 }
 
 #[test]
+fn a_cap_no_larger_than_a_pc_page_sends_the_backfill_back_to_pc_pages() {
+    let mut s = spec(300, &[], None);
+    s.site.api_ppp_max = Some(10);
+    let g = Game::new("smallcap", s, "");
+    let mut d = g.daemon();
+    let reqs = g.sync(&mut d);
+    // One API page shows the cap of 10: PC pages cost the same and show sizes.
+    assert_eq!(api(&reqs).len(), 1, "{reqs:#?}");
+    assert_eq!(pc_pages(&reqs), (1..=30).collect::<Vec<_>>());
+    assert_eq!(stored_pids(&g.posts(&d)), g.forum_pids());
+}
+
+#[test]
 fn a_closed_api_falls_back_to_pc_pages_and_is_remembered_until_retried() {
     let mut s = spec(300, &[], None);
     s.site.api_closed = true;

@@ -461,6 +461,9 @@ impl Daemon {
                 (Some(p), _, _) => p,
                 (None, _, _) => 1,
             };
+            if api_bulk {
+                acc.min_api_ppp = pc_ppp;
+            }
             if !self
                 .read_forward(tid, Via::Api, start, final_pass, sum, &mut acc)
                 .await?
@@ -639,6 +642,19 @@ impl Daemon {
                 Some(n) if !fetched.contains(&n) => page = n,
                 _ => break,
             }
+            if via == Via::Api
+                && acc.min_api_ppp > 0
+                && acc.api_ppp_served.is_some_and(|p| p <= acc.min_api_ppp)
+            {
+                // The site caps the API at no more than a PC page: PC pages cost the
+                // same and show font sizes.
+                tracing::info!(
+                    tid,
+                    ppp = acc.api_ppp_served,
+                    "the forum caps the API's page size at a PC page's; reading PC pages"
+                );
+                return Ok(false);
+            }
             if self.stopped() {
                 return Err(FetchError::Stopped);
             }
@@ -759,7 +775,7 @@ impl Daemon {
                 for (i, (pid, styled)) in read.posts.iter().enumerate() {
                     let new = read.new_posts.contains(pid);
                     let edited = read.changed.contains(pid) && !new;
-                    if (new && *styled) || edited {
+                    if (new && *styled && self.cfg.daemon.styled_pc_pages) || edited {
                         acc.for_pc.push(base + i);
                     }
                 }
@@ -1004,6 +1020,8 @@ struct Reads {
     pc_read: BTreeSet<u32>,
     /// The last PC page reached by following the pager (page, total).
     pc_live: Option<(u32, u32)>,
+    /// A bulk API read stops when the served page is no larger than this (0: never).
+    min_api_ppp: u32,
     /// PC posts per page, from a full (not the last) PC page.
     pc_ppp_seen: Option<u32>,
     /// The PC pager's last page, when read (page, total).
