@@ -163,7 +163,7 @@ fn backfill(rt: &tokio::runtime::Runtime) {
         println!("  {what:<44} {n:>8} {:>6} {:>8} s", r.api_requests(), n * 2);
     };
     row("PC pages only (api_ppp = 0)", spec(2000, 2), PC_ONLY);
-    for pct in [0, 2, 10, 30] {
+    for pct in [0, 1, 2, 10, 30] {
         row(
             &format!("hybrid (default), {pct}% styled posts"),
             spec(2000, pct),
