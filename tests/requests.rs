@@ -456,3 +456,25 @@ fn the_directors_styled_posts_need_no_pc_page() {
     assert_eq!(api(&reqs).len(), 2);
     assert_eq!(g.posts(&d)[5].current().large, "乙");
 }
+
+#[test]
+fn deleted_floors_shifting_pc_pages_send_the_styled_post_to_the_next_page() {
+    // Position mode: five deleted floors still take PC slots (placeholders) but are not
+    // in the API's list, so the styled post at slot 32 (PC page 4) is API index 27,
+    // which points at page 3.
+    let mut s = spec(300, &[32], None);
+    s.site.floor_mode = bansha::testforum::FloorMode::Position;
+    for i in 1..=5 {
+        s.threads[0].posts[i].deleted = true;
+    }
+    let g = Game::new("shifted", s, "");
+    let mut d = g.daemon();
+    let reqs = g.sync(&mut d);
+    assert_eq!(pc_pages(&reqs), vec![1, 30, 3, 4], "{reqs:#?}");
+    let posts = g.posts(&d);
+    let p = posts
+        .iter()
+        .find(|p| p.current().text.contains("第32楼"))
+        .unwrap();
+    assert_eq!(p.current().large, "乙");
+}

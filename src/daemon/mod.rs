@@ -372,13 +372,14 @@ impl Daemon {
     }
 
     /// Poll one thread (see ARCHITECTURE.md, "Requests: API and PC pages"):
-    /// 1. bulk or live reads through the mobile API (a backfill; every poll with `use_api`),
+    /// 1. at a backfill, PC page 1 (its pager tells the thread's length);
+    /// 2. a long thread's bulk read, or every poll with `use_api`, through the mobile API,
     ///    paged at the `ppp` the forum served;
-    /// 2. live reads of PC pages from the PC cursor (at a backfill: the newest PC page),
-    ///    following the pager;
-    /// 3. when due (persisted cadence) or at the final pass, a re-read of recent (or all)
+    /// 3. live reads of PC pages from the PC cursor (after a bulk read: the newest PC
+    ///    page), following the pager;
+    /// 4. when due (persisted cadence) or at the final pass, a re-read of recent (or all)
     ///    posts: through the API when it is usable, else PC pages;
-    /// 4. the PC pages of API-read posts the API cannot vouch for (new and styled, or
+    /// 5. the PC pages of API-read posts the API cannot vouch for (new and styled, or
     ///    edited), so their font size is judged.
     ///
     /// The API refusing (closed, missing, not JSON) is remembered for the forum and the
@@ -455,8 +456,10 @@ impl Daemon {
         //    pages on a live API poll (`use_api`).
         if api_ok && (api_bulk || self.use_api) {
             let asked = self.api_ppp_asked();
+            // A bulk read starts at 1; a live API poll at its cursor, moved to the served
+            // page size if the site's cap changed.
             let start = match (cursor, st.api_ppp, asked) {
-                (Some(p), _, _) if !self.use_api => p,
+                _ if api_bulk => 1,
                 (Some(p), Some(old), Some(new)) if old != new => plan::rescale_page(p, old, new),
                 (Some(p), _, _) => p,
                 (None, _, _) => 1,
@@ -541,15 +544,52 @@ impl Daemon {
             }
             fs.pc_ppp = Some(pc_ppp);
         }
-        // 5. PC pages for the API-read posts whose size the API cannot show.
+        // 5. PC pages for the API-read posts whose size the API cannot show. A post not on
+        //    the page its index points to (deleted floors shift PC pages) gets one try on
+        //    the neighbouring page its pid points to.
         if !acc.for_pc.is_empty() {
-            let pages = plan::pc_pages_for(&acc.for_pc, pc_ppp, &acc.pc_read);
+            let indices: Vec<usize> = acc.for_pc.iter().map(|&(i, _)| i).collect();
+            let pages = plan::pc_pages_for(&indices, pc_ppp, &acc.pc_read);
             for p in pages {
                 if self.stopped() {
                     return Err(FetchError::Stopped);
                 }
                 self.read_page(tid, Via::Pc, p, final_pass, sum, &mut acc)
                     .await?;
+            }
+            let mut retry = BTreeSet::new();
+            for &(i, pid) in &acc.for_pc {
+                if acc.pc_pids.contains(&pid) {
+                    continue;
+                }
+                let p = plan::pc_page_of(i, pc_ppp);
+                let n = match acc.pc_spans.get(&p) {
+                    Some(&(lo, _)) if pid < lo => p.saturating_sub(1),
+                    Some(&(_, hi)) if pid > hi => p + 1,
+                    _ => continue,
+                };
+                if n > 0 && !acc.pc_read.contains(&n) {
+                    retry.insert(n);
+                }
+            }
+            for p in retry {
+                if self.stopped() {
+                    return Err(FetchError::Stopped);
+                }
+                self.read_page(tid, Via::Pc, p, final_pass, sum, &mut acc)
+                    .await?;
+            }
+            let lost = acc
+                .for_pc
+                .iter()
+                .filter(|(_, pid)| !acc.pc_pids.contains(pid))
+                .count();
+            if lost > 0 {
+                tracing::warn!(
+                    tid,
+                    posts = lost,
+                    "styled or edited posts not found on their PC pages; their font size stays unknown"
+                );
             }
         }
         // Remember where this thread stands.
@@ -756,6 +796,11 @@ impl Daemon {
         match via {
             Via::Pc => {
                 acc.pc_read.insert(seen.page);
+                let pids = read.posts.iter().map(|&(pid, _)| pid);
+                if let (Some(lo), Some(hi)) = (pids.clone().min(), pids.clone().max()) {
+                    acc.pc_spans.insert(seen.page, (lo, hi));
+                }
+                acc.pc_pids.extend(pids);
                 if seen.page < seen.total_pages && read.slots > 0 {
                     acc.pc_ppp_seen = Some(read.slots);
                 }
@@ -776,7 +821,7 @@ impl Daemon {
                     let new = read.new_posts.contains(pid);
                     let edited = read.changed.contains(pid) && !new;
                     if (new && *styled && self.cfg.daemon.styled_pc_pages) || edited {
-                        acc.for_pc.push(base + i);
+                        acc.for_pc.push((base + i, *pid));
                     }
                 }
                 if seen.page >= seen.total_pages {
@@ -956,7 +1001,7 @@ impl Daemon {
             .filter(|p| !p.duplicate && !p.deleted)
             .filter_map(|p| {
                 // The directors' own fonts are theirs to use (导演专用的放大字体).
-                let director = self.cfg.game.directors.iter().any(|d| *d == p.author);
+                let director = self.cfg.game.directors.contains(&p.author);
                 Some((p.pid?, !director && plan::api_body_styled(&p.html)))
             })
             .collect();
@@ -1036,8 +1081,11 @@ struct Reads {
     /// The thread's post count, from the API's last page.
     api_posts: Option<u32>,
     api_count: usize,
-    /// Indices (thread order) of API-read posts whose PC page must be read.
-    for_pc: Vec<usize>,
+    /// API-read posts whose PC page must be read: (index in thread order, pid).
+    for_pc: Vec<(usize, u64)>,
+    /// Pids seen on PC pages in this poll, and each PC page's (lowest, highest) pid.
+    pc_pids: std::collections::HashSet<u64>,
+    pc_spans: BTreeMap<u32, (u64, u64)>,
     refused: Option<String>,
 }
 
