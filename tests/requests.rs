@@ -478,3 +478,26 @@ fn deleted_floors_shifting_pc_pages_send_the_styled_post_to_the_next_page() {
         .unwrap();
     assert_eq!(p.current().large, "乙");
 }
+
+#[test]
+fn a_database_from_before_the_stored_cursors_resumes_at_its_last_page() {
+    let g = Game::new("upgrade", spec(200, &[], None), "");
+    let mut d = g.daemon();
+    g.sync(&mut d);
+    drop(d);
+    // What a schema-2 database holds: `threads.last_page_seen`, no paging state.
+    let db = g.cfg().db_path();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DELETE FROM poll_state; DELETE FROM forum_state;")
+        .unwrap();
+    drop(conn);
+    g.advance(60);
+    let mut d = g.daemon();
+    let reqs = g.sync(&mut d);
+    // The last page (from `threads`), and the re-read no stored cadence vouches against;
+    // no new backfill.
+    assert_eq!(pc_pages(&reqs), vec![20], "{reqs:#?}");
+    assert_eq!(api(&reqs).len(), 1, "{reqs:#?}");
+    g.advance(60);
+    assert_eq!(g.sync(&mut g.daemon()).len(), 1);
+}

@@ -498,7 +498,7 @@ impl Daemon {
         if recheck {
             let done = api_ok
                 && self
-                    .api_recheck(tid, final_pass, &st, sum, &mut acc)
+                    .api_recheck(tid, final_pass, &st, pc_ppp, sum, &mut acc)
                     .await?;
             if !done {
                 let last = acc
@@ -713,6 +713,7 @@ impl Daemon {
         tid: u64,
         final_pass: bool,
         st: &crate::store::PollState,
+        pc_ppp: u32,
         sum: &mut PassSummary,
         acc: &mut Reads,
     ) -> Result<bool, FetchError> {
@@ -752,8 +753,7 @@ impl Daemon {
             return Ok(true);
         };
         let count = acc.api_posts.or(st.api_posts).unwrap_or(0);
-        let pc_ppp = self.cfg.daemon.pc_ppp.max(1);
-        let window = self.policy.recheck_pages.saturating_mul(pc_ppp);
+        let window = self.policy.recheck_pages.saturating_mul(pc_ppp.max(1));
         for p in plan::api_pages_for_recent(count, ppp, window) {
             if p >= last || acc.api_read.contains(&p) {
                 continue;
@@ -1227,6 +1227,35 @@ mod tests {
             classify(Ok(page(6, None)), 5, false),
             Verdict::Fatal(_)
         ));
+    }
+
+    #[test]
+    fn api_refusals_fall_back_to_pc_but_missing_threads_and_logins_do_not() {
+        use crate::discuz::{PageError, ParseContext, parse_page};
+        let ctx = ParseContext::new("api", 0);
+        let err = |body: &[u8]| parse_page(body, &ctx).unwrap_err();
+        for body in [
+            &br#"{"error":"mobile_is_closed"}"#[..],
+            br#"{"error":"module_not_exists"}"#,
+            b"<html><body>404 Not Found</body></html>",
+            b"",
+        ] {
+            let e = err(body);
+            assert!(api_refusal(&e), "{e}");
+        }
+        let missing = std::fs::read("tests/fixtures/discuz/captured/s1-viewthread-error.json")
+            .expect("fixture");
+        assert!(!api_refusal(&err(&missing)));
+        let login = PageError::LoginRequired {
+            origin: "api".into(),
+            message: "x".into(),
+        };
+        assert!(!api_refusal(&login));
+        let cc = PageError::CcDefence {
+            origin: "api".into(),
+            title: "x".into(),
+        };
+        assert!(!api_refusal(&cc));
     }
 
     #[test]
