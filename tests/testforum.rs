@@ -1360,3 +1360,65 @@ fn fault_pages_parse_as_errors() {
     assert_eq!(ok.viewer_uid, Some(0));
     assert_eq!(ok.posts.len(), 3);
 }
+
+#[test]
+fn the_api_can_cap_ppp_and_be_closed_from_the_spec_or_while_running() {
+    let mut s = spec(vec![thread(7, 25)]);
+    s.site.api_ppp_max = Some(8);
+    let f = TestForum::start(s).unwrap();
+    let capped = get(
+        &f,
+        "/api/mobile/index.php?version=4&module=viewthread&tid=7&page=1&ppp=1000",
+    )
+    .json();
+    // The answer names the cap it served, and pages at it.
+    assert_eq!(capped["Variables"]["ppp"], "8");
+    assert_eq!(capped["Variables"]["postlist"].as_array().unwrap().len(), 8);
+    let last = get(
+        &f,
+        "/api/mobile/index.php?version=4&module=viewthread&tid=7&page=99999&ppp=1000",
+    )
+    .json();
+    assert_eq!(last["Variables"]["postlist"].as_array().unwrap().len(), 1);
+    f.set_api_ppp_max(None);
+    let all = get(
+        &f,
+        "/api/mobile/index.php?version=4&module=viewthread&tid=7&ppp=1000",
+    )
+    .json();
+    assert_eq!(all["Variables"]["postlist"].as_array().unwrap().len(), 25);
+    f.set_api_closed(true);
+    for module in ["viewthread&tid=7", "forumdisplay&fid=2"] {
+        let closed = get(
+            &f,
+            &format!("/api/mobile/index.php?version=4&module={module}"),
+        );
+        assert_eq!(
+            closed.json(),
+            serde_json::json!({"error": "mobile_is_closed"})
+        );
+    }
+    // PC pages are unaffected.
+    assert_eq!(get(&f, "/forum.php?mod=viewthread&tid=7").status, 200);
+    let mut s = spec(vec![thread(7, 3)]);
+    s.site.api_closed = true;
+    let f = TestForum::start(s).unwrap();
+    let closed = get(&f, "/api/mobile/index.php?check").json();
+    assert_eq!(closed["error"], "mobile_is_closed");
+    let e = ForumSpec::parse(
+        std::path::Path::new("forum.toml"),
+        "[site]\napi_ppp_max = 0\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "forum.toml:site.api_ppp_max: must be at least 1"
+    );
+    let ok = ForumSpec::parse(
+        std::path::Path::new("forum.toml"),
+        "[site]\napi_ppp_max = 30\napi_closed = true\n",
+    )
+    .unwrap();
+    assert_eq!(ok.site.api_ppp_max, Some(30));
+    assert!(ok.site.api_closed);
+}
