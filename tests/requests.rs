@@ -501,3 +501,23 @@ fn a_database_from_before_the_stored_cursors_resumes_at_its_last_page() {
     g.advance(60);
     assert_eq!(g.sync(&mut g.daemon()).len(), 1);
 }
+
+#[test]
+fn bansha_sync_run_twice_costs_one_request_per_unchanged_thread_the_second_time() {
+    let g = Game::new("cli", spec(200, &[], None), "");
+    let cfg = g.dir.join("g.toml");
+    let cfg = cfg.to_str().unwrap();
+    let (code, _, err) = crate::common::bansha(&["sync", "--config", cfg]);
+    assert_eq!(code, 0, "{err}");
+    let first = g.forum.request_count();
+    // PC page 1, the API page of 1000, the newest PC page.
+    assert_eq!(first, 3, "{:#?}", g.forum.requests());
+    let (code, _, err) = crate::common::bansha(&["sync", "--config", cfg]);
+    assert_eq!(code, 0, "{err}");
+    let second: Vec<String> = g.forum.requests()[first..]
+        .iter()
+        .map(|r| r.target.clone())
+        .collect();
+    assert_eq!(pc_pages(&second), vec![20], "{second:#?}");
+    assert_eq!(second.len(), 1);
+}
