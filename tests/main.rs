@@ -6,5 +6,6 @@ mod daemon;
 mod demo;
 mod ingest;
 mod parse;
+mod real_pages;
 mod testforum;
 mod votes;

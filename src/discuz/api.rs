@@ -13,7 +13,8 @@ use crate::model::{LockKind, PagePost, ThreadPage};
 use super::body::{self, BodyOpts};
 use super::dtime::parse_post_time;
 use super::{
-    PageError, ParseContext, ThreadSummary, classify_message, strip_bom_ws, unescape_html,
+    MESSAGE_MAX, PageError, ParseContext, ThreadSummary, classify_message, one_line, strip_bom_ws,
+    unescape_html,
 };
 
 fn src(ctx: &ParseContext) -> String {
@@ -65,6 +66,7 @@ fn check_envelope(v: &Value, ctx: &ParseContext, has_data: bool) -> Result<(), P
         });
     }
     if let Some(code) = sv(v.get("error")) {
+        let code = one_line(&code, MESSAGE_MAX);
         if code.contains("board_closed") {
             return Err(PageError::BoardClosed {
                 origin: src(ctx),
