@@ -144,3 +144,224 @@ fn customised_template_with_renamed_labels_hidden_elements_and_wrappers() {
         "{w}"
     );
 }
+
+// ---------------------------------------------------------------- browser saves
+
+#[test]
+fn dom_dump_without_html_element_is_a_complete_page() {
+    let name = "dom-dump-no-html.html";
+    let Parsed { page, warnings } = parsed(name);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!((page.tid, page.page, page.total_pages), (7201, 1, 1));
+    assert_eq!(page.viewer_uid, Some(0));
+    check_posts(
+        name,
+        &page,
+        &[
+            (
+                55001,
+                "雾都导演",
+                Some(2),
+                Some(1),
+                "2023-11-05 20:00:12",
+                "投票格式：\n投票对象：某某\n投票理由：……",
+            ),
+            (
+                55004,
+                "煤油灯",
+                Some(118),
+                Some(2),
+                "2023-11-05 20:31:09",
+                "投票对象：雨伞\n投票理由：昨晚发言前后矛盾",
+            ),
+            (
+                55009,
+                "雨伞",
+                Some(131),
+                Some(3),
+                "2023-11-05 21:02:44",
+                "投票对象：煤油灯\n投票理由：被投就反投",
+            ),
+        ],
+    );
+    assert_eq!(page.posts[2].red, "被投就反投");
+}
+
+#[test]
+fn chrome_save_as_complete_with_rewritten_links() {
+    let name = "saved-complete-chrome.html";
+    let Parsed { page, warnings } = parsed(name);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!((page.tid, page.page, page.total_pages), (7301, 2, 2));
+    assert_eq!(page.viewer_uid, Some(21));
+    check_posts(
+        name,
+        &page,
+        &[
+            (
+                91011,
+                "椰子",
+                Some(21),
+                Some(11),
+                "2024-07-09 22:41:18",
+                "今天我跳预言家，昨晚查验贝壳是狼。",
+            ),
+            (
+                91020,
+                "贝壳",
+                Some(44),
+                Some(12),
+                "2024-07-10 08:02:55",
+                "悍跳，我才是真预言家。",
+            ),
+        ],
+    );
+    assert_eq!(page.posts[0].large, "贝壳");
+    assert_eq!(
+        page.posts[1].quote.as_ref().and_then(|q| q.pid),
+        Some(91011)
+    );
+}
+
+#[test]
+fn utf8_page_declaring_gbk_is_read_as_utf8() {
+    let name = "utf8-declares-gbk.html";
+    let raw = fixture(name);
+    assert!(std::str::from_utf8(&raw).is_ok(), "the fixture is UTF-8");
+    assert!(String::from_utf8_lossy(&raw).contains("charset=gbk"));
+    let want: [Want; 2] = [
+        (
+            66001,
+            "古堡管家",
+            Some(5),
+            Some(1),
+            "2024-01-20 19:30:00",
+            "第一天投票，21:00 截止。",
+        ),
+        (
+            66002,
+            "蝙蝠侠",
+            Some(77),
+            Some(2),
+            "2024-01-20 20:15:42",
+            "投票对象：古堡管家\n投票理由：管家最可疑",
+        ),
+    ];
+    let Parsed { page, .. } = parsed(name);
+    assert_eq!(page.title, "[094]古堡惊魂 第一天投票帖");
+    check_posts(name, &page, &want);
+    // Even when the game config says gbk, the bytes decide.
+    let mut c = ctx(name);
+    c.charset = Charset::Gbk;
+    check_posts(name, &discuz::parse_page(&raw, &c).unwrap(), &want);
+}
+
+#[test]
+fn x32_gbk_page_with_rewritten_urls_and_stock_floor_names() {
+    let name = "thread-x32-gbk.html";
+    assert!(
+        std::str::from_utf8(&fixture(name)).is_err(),
+        "the fixture is GBK"
+    );
+    let Parsed { page, warnings } = parsed(name);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!((page.tid, page.page, page.total_pages), (7401, 1, 1));
+    assert_eq!(page.title, "【第12期】深海迷踪 第一天讨论帖");
+    check_posts(
+        name,
+        &page,
+        &[
+            (
+                330001,
+                "深海导演",
+                Some(1001),
+                Some(1),
+                "2015-06-01 21:00:03",
+                "第一天讨论帖\n22:00 关门，关门后发言无效。",
+            ),
+            (
+                330004,
+                "潜艇",
+                Some(2033),
+                Some(2),
+                "2015-06-01 21:03:47",
+                "沙发！我是平民",
+            ),
+            (
+                330009,
+                "珊瑚礁",
+                Some(2107),
+                Some(3),
+                "2015-06-01 21:10:29",
+                "平民不会主动报身份",
+            ),
+            (
+                330012,
+                "深海导演",
+                Some(1001),
+                Some(4),
+                "2015-06-01 21:30:00",
+                "提醒：请勿贴脸。",
+            ),
+        ],
+    );
+    assert_eq!(page.posts[1].red, "我是平民");
+    let q = page.posts[2].quote.as_ref().expect("reply reference");
+    assert_eq!((q.pid, q.floor), (Some(330004), Some(2)));
+}
+
+// ---------------------------------------------------------------- API errors with HTML
+
+fn api_err(name: &str) -> PageError {
+    let c = ctx(&format!(
+        "https://bbs.example.com/api/mobile/index.php?module=viewthread&tid=9#{name}"
+    ));
+    let e = discuz::parse_page(&fixture(name), &c).unwrap_err();
+    let line = e.to_string();
+    assert!(
+        !line.contains(['\n', '\r', '<', '>']),
+        "{name}: not one plain line: {line:?}"
+    );
+    assert!(
+        line.contains(name),
+        "{name}: the error names the source: {line}"
+    );
+    e
+}
+
+#[test]
+fn api_error_envelopes_with_html_become_one_readable_line() {
+    let e = api_err("api-board-closed-html.json");
+    assert!(matches!(e, PageError::BoardClosed { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .contains("「开服预备，21点准时开门 请勿在开门前注册小号 详见 公告」"),
+        "{e}"
+    );
+    let e = api_err("api-nopermission-html.json");
+    assert!(matches!(e, PageError::NoPermission { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .contains("「抱歉，您没有权限访问该版块 [点击这里返回上一页]」"),
+        "{e}"
+    );
+    let e = api_err("api-error-html-page.json");
+    let PageError::ApiError { code, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        code.starts_with("系统维护中 系统维护中 预计 23:30 恢复，请稍后再来。"),
+        "{code}"
+    );
+    assert!(code.chars().count() <= 120 && code.ends_with('…'), "{code}");
+}
+
+#[test]
+fn html5ever_notes_are_not_shown_at_the_default_log_level() {
+    use tracing_subscriber::filter::Targets;
+    for v in [0, 1] {
+        let f: Targets = bansha::cli::default_log_filter(v).parse().unwrap();
+        assert!(!f.would_enable("html5ever::tree_builder", &tracing::Level::WARN));
+        assert!(f.would_enable("bansha::daemon", &tracing::Level::WARN));
+    }
+}

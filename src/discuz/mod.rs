@@ -275,8 +275,17 @@ pub(crate) fn log_warnings(p: Parsed, ctx: &ParseContext) -> ThreadPage {
 /// references decoded, whitespace (CR/LF, `<P>`, `<br>`) collapsed to single spaces,
 /// cut to `max` characters (with `…`).
 pub fn one_line(s: &str, max: usize) -> String {
+    static RE_SCRIPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?is)<script\b.*?(?:</script\s*>|$)|<style\b.*?(?:</style\s*>|$)")
+            .unwrap()
+    });
+    let s = if s.contains('<') {
+        RE_SCRIPT.replace_all(s, " ")
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
     let mut plain = String::with_capacity(s.len());
-    let mut rest = s;
+    let mut rest: &str = &s;
     while let Some(i) = rest.find('<') {
         plain.push_str(&rest[..i]);
         let after = &rest[i + 1..];
