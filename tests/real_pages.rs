@@ -365,3 +365,118 @@ fn html5ever_notes_are_not_shown_at_the_default_log_level() {
         assert!(f.would_enable("bansha::daemon", &tracing::Level::WARN));
     }
 }
+
+// ---------------------------------------------------------------- truncation property
+
+/// Real-shaped pages for the truncation property: every fixture thread page.
+const THREAD_PAGES: &[&str] = &[
+    "thread-5001-p1.html",
+    "thread-5001-p2-gbk.html",
+    "custom-floors-x35.html",
+    "author-filtered.html",
+    "custom-template-x34.html",
+    "dom-dump-no-html.html",
+    "saved-complete-chrome.html",
+    "utf8-declares-gbk.html",
+    "thread-x32-gbk.html",
+];
+
+/// Every tag boundary: just before each `<` and just after each `>` (both ASCII, never
+/// a GBK trail byte, so every cut is also a character boundary).
+fn tag_boundaries(b: &[u8]) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'<' {
+            v.push(i);
+        } else if c == b'>' {
+            v.push(i + 1);
+        }
+    }
+    v.dedup();
+    v
+}
+
+/// A cut page either parses to exactly the full page or is refused; never fewer posts.
+/// True when it parsed.
+fn check_cut(name: &str, full: &ThreadPage, bytes: &[u8], cut: usize) -> bool {
+    let c = ctx(name);
+    match discuz::parse_page(&bytes[..cut], &c) {
+        Ok(p) => {
+            assert_eq!(
+                &p,
+                full,
+                "{name} cut at byte {cut} of {}: a partial page parsed as complete",
+                bytes.len()
+            );
+            true
+        }
+        Err(e) => {
+            assert!(e.to_string().contains(name), "{name} cut {cut}: {e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn truncation_at_every_tag_boundary_is_all_posts_or_a_refusal() {
+    for name in THREAD_PAGES {
+        let bytes = fixture(name);
+        let full = discuz::parse_page(&bytes, &ctx(name)).unwrap_or_else(|e| panic!("{e}"));
+        let cuts = tag_boundaries(&bytes);
+        let mut refused = 0;
+        for &cut in &cuts {
+            if !check_cut(name, &full, &bytes, cut) {
+                refused += 1;
+            }
+        }
+        assert!(
+            refused > 0 && refused < cuts.len(),
+            "{name}: {refused} of {}",
+            cuts.len()
+        );
+        // A page cut right after `#postlistreply` (no pager, footer, `</body>` or
+        // `</html>`) is complete: regression for "truncated page; retry" on browser saves.
+        let find = |needle: &[u8], from: usize| {
+            bytes[from..]
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .map(|i| i + from)
+        };
+        let reply = find(b"id=\"postlistreply\"", 0).expect("every fixture has #postlistreply");
+        let cut = find(b"</div></div>", reply).unwrap() + b"</div></div>".len();
+        assert!(
+            check_cut(name, &full, &bytes, cut),
+            "{name}: cut after #postlistreply"
+        );
+    }
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any byte cut (not only at tags, and through a multi-byte character) is all
+        /// posts or a refusal too.
+        #[test]
+        fn truncation_anywhere_is_all_posts_or_a_refusal(which in 0..THREAD_PAGES.len(), frac in 0.0f64..=1.0) {
+            static FULL: std::sync::LazyLock<Vec<(Vec<u8>, ThreadPage)>> =
+                std::sync::LazyLock::new(|| {
+                    THREAD_PAGES
+                        .iter()
+                        .map(|n| {
+                            let b = fixture(n);
+                            let p = discuz::parse_page(&b, &ctx(n)).unwrap();
+                            (b, p)
+                        })
+                        .collect()
+                });
+            let name = THREAD_PAGES[which];
+            let (bytes, full) = &FULL[which];
+            let cut = ((bytes.len() as f64) * frac) as usize;
+            check_cut(name, full, bytes, cut.min(bytes.len()));
+        }
+    }
+}
