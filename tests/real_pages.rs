@@ -480,3 +480,206 @@ mod props {
         }
     }
 }
+
+// ---------------------------------------------------------------- import hygiene
+
+mod import {
+    use super::*;
+    use bansha::cli::{Cli, dispatch};
+    use bansha::store::Store;
+    use clap::Parser;
+    use std::path::Path;
+
+    const FORUM: &str = "bbs.example.org";
+
+    /// A scratch game whose config names threads 7201 (discussion) and 7501 (vote).
+    fn game(name: &str) -> PathBuf {
+        let d = crate::common::scratch_dir(&format!("real-{name}"));
+        std::fs::write(
+            d.join("game.toml"),
+            r#"[forum]
+base_url = "https://bbs.example.org/"
+[game]
+name = "[091]雾都疑云"
+rules = "rules.toml"
+db = "game.sqlite"
+[[player]]
+name = "煤油灯"
+[[day]]
+number = 1
+discussion = [7201]
+vote = 7501
+"#,
+        )
+        .unwrap();
+        d
+    }
+
+    fn import(dir: &Path, extra: &[&str], files: &[&Path]) -> Result<(), String> {
+        let cfg = dir.join("game.toml").display().to_string();
+        let mut v: Vec<String> = ["bansha", "import", "--config", &cfg, "--saved-at"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.push("2024-07-11 12:00".into());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.extend(files.iter().map(|f| f.display().to_string()));
+        let cli = Cli::try_parse_from(v).map_err(|e| e.to_string())?;
+        dispatch(cli).map_err(|e| {
+            assert_eq!(e.exit_code(), 2, "{}", e.message());
+            e.message().to_string()
+        })
+    }
+
+    fn fx(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/discuz")
+            .join(name)
+    }
+
+    fn tids(dir: &Path) -> Vec<u64> {
+        Store::open(&dir.join("game.sqlite"))
+            .unwrap()
+            .tids(FORUM)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_thread_outside_the_game_is_refused_unless_tid_or_not_in_game_says_so() {
+        let d = game("outside");
+        let other = fx("custom-template-x34.html"); // thread 7101
+        let err = import(&d, &[], &[&fx("dom-dump-no-html.html"), &other]).unwrap_err();
+        assert!(err.starts_with("1 of 2 files not imported"), "{err}");
+        let line = err.lines().find(|l| l.contains("custom-template")).unwrap();
+        assert!(
+            line.contains("thread 7101 is not part of this game")
+                && line.contains("nothing stored")
+                && line.contains("--tid 7101")
+                && line.contains("--not-in-game"),
+            "{line}"
+        );
+        assert_eq!(tids(&d), vec![7201], "only the game's thread was stored");
+        import(&d, &["--tid", "7101"], &[&other]).unwrap();
+        assert_eq!(tids(&d), vec![7101, 7201]);
+        import(&d, &["--not-in-game"], &[&fx("saved-complete-chrome.html")]).unwrap();
+        assert_eq!(tids(&d), vec![7101, 7201, 7301]);
+    }
+
+    #[test]
+    fn empty_binary_and_cut_files_are_named_for_what_they_are() {
+        let d = game("wording");
+        let empty = d.join("empty.html");
+        std::fs::write(&empty, b"").unwrap();
+        let blank = d.join("blank.html");
+        std::fs::write(&blank, b"\xEF\xBB\xBF\r\n  \n").unwrap();
+        let gz = d.join("page.html.gz");
+        std::fs::write(&gz, b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd").unwrap();
+        let png = d.join("screenshot.html");
+        std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+        let junk = d.join("junk.bin");
+        let bytes: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+        std::fs::write(&junk, &bytes).unwrap();
+        let cut = d.join("cut.html");
+        let full = fixture("dom-dump-no-html.html");
+        let at = full
+            .windows(18)
+            .position(|w| w == b"<div id=\"post_5500")
+            .unwrap();
+        std::fs::write(&cut, &full[..at + 2000]).unwrap();
+        let files = [&empty, &blank, &gz, &png, &junk, &cut];
+        let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+        let err = import(&d, &[], &files).unwrap_err();
+        let line = |f: &Path| {
+            let name = f.display().to_string();
+            err.lines()
+                .find(|l| l.trim_start().starts_with(&name))
+                .unwrap_or_else(|| panic!("no line for {name}:\n{err}"))
+                .to_string()
+        };
+        assert!(line(&empty).ends_with(": file is empty"), "{err}");
+        assert!(line(&blank).ends_with(": file is empty"), "{err}");
+        assert!(
+            line(&gz).contains("not a Discuz! page (gzip-compressed data"),
+            "{err}"
+        );
+        assert!(
+            line(&png).contains("not a Discuz! page (a PNG image)"),
+            "{err}"
+        );
+        assert!(line(&junk).contains("not a Discuz! page"), "{err}");
+        assert!(line(&cut).contains("the saved page is incomplete"), "{err}");
+        for network in ["retry", "response body", "response"] {
+            assert!(
+                !err.contains(network),
+                "network wording {network:?} for files:\n{err}"
+            );
+        }
+        assert!(tids(&d).is_empty());
+    }
+
+    #[test]
+    fn real_shaped_pages_import_with_every_field_and_unreadable_times_as_unknown() {
+        let d = game("shapes");
+        let files = [
+            "dom-dump-no-html.html",
+            "utf8-declares-gbk.html",
+            "custom-template-x34.html",
+            "saved-complete-chrome.html",
+            "thread-x32-gbk.html",
+        ]
+        .map(fx);
+        let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+        import(&d, &["--not-in-game"], &files).unwrap();
+        let store = Store::open(&d.join("game.sqlite")).unwrap();
+        assert_eq!(
+            store.tids(FORUM).unwrap(),
+            vec![7101, 7201, 7301, 7401, 7501]
+        );
+        let by_tid = |t| store.posts(FORUM, t).unwrap();
+        let vote = by_tid(7501);
+        assert_eq!(
+            vote.iter()
+                .map(|p| (p.author.as_str(), p.first().text.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("古堡管家", "第一天投票，21:00 截止。"),
+                ("蝙蝠侠", "投票对象：古堡管家\n投票理由：管家最可疑")
+            ]
+        );
+        let custom = by_tid(7101);
+        assert_eq!(
+            custom.len(),
+            5,
+            "an unreadable time costs the field, not the page"
+        );
+        let unknown: Vec<u64> = custom
+            .iter()
+            .filter(|p| p.time == 0)
+            .map(|p| p.pid)
+            .collect();
+        assert_eq!(unknown, [880112]);
+        let x32 = by_tid(7401);
+        assert_eq!(
+            x32.iter().map(|p| (p.floor, p.uid)).collect::<Vec<_>>(),
+            [
+                (Some(1), Some(1001)),
+                (Some(2), Some(2033)),
+                (Some(3), Some(2107)),
+                (Some(4), Some(1001))
+            ]
+        );
+        // Importing them again changes nothing (no decoding noise, no edits).
+        import(&d, &["--not-in-game"], &files).unwrap();
+        let store = Store::open(&d.join("game.sqlite")).unwrap();
+        for t in [7101, 7201, 7301, 7401, 7501] {
+            assert!(
+                store
+                    .posts(FORUM, t)
+                    .unwrap()
+                    .iter()
+                    .all(|p| p.revisions.len() == 1),
+                "thread {t}"
+            );
+        }
+    }
+}

@@ -85,6 +85,10 @@ pub struct ImportArgs {
     /// default: the file's modification time.
     #[arg(long)]
     pub saved_at: Option<String>,
+    /// Store pages of threads the game config does not name (by default such a page is
+    /// refused: it is not part of the game). `--tid` admits its one thread too.
+    #[arg(long)]
+    pub not_in_game: bool,
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
