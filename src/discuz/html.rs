@@ -360,12 +360,11 @@ fn in_body(e: ElementRef, container: ElementRef) -> bool {
         if p.id() == container.id() {
             return false;
         }
-        if let Some(pe) = p.value().as_element() {
-            if pe.id().is_some_and(|i| i.starts_with("postmessage_"))
-                || BODY_CLASSES.iter().any(|c| has_class(pe, c))
-            {
-                return true;
-            }
+        if let Some(pe) = p.value().as_element()
+            && (pe.id().is_some_and(|i| i.starts_with("postmessage_"))
+                || BODY_CLASSES.iter().any(|c| has_class(pe, c)))
+        {
+            return true;
         }
         n = p.parent();
     }
