@@ -683,3 +683,33 @@ vote = 7501
         }
     }
 }
+
+#[test]
+fn stock_fixture_pages_parse_without_warnings() {
+    for name in THREAD_PAGES
+        .iter()
+        .filter(|n| **n != "custom-template-x34.html")
+    {
+        let p = parsed(name);
+        assert!(p.warnings.is_empty(), "{name}: {:?}", p.warnings);
+    }
+}
+
+#[test]
+fn api_post_with_an_unreadable_time_costs_only_that_field() {
+    let json = r#"{"Version":"4","Variables":{"member_uid":"0","ppp":"10","thread":{"tid":"7601","subject":"投票帖","replies":"1"},"postlist":[
+        {"pid":"1","tid":"7601","author":"导演","authorid":"2","number":"1","position":"1","dbdateline":"1705750200","message":"开始投票"},
+        {"pid":"2","tid":"7601","author":"蝙蝠侠","authorid":"77","number":"2","position":"2","dateline":"很久以前","message":"投票对象：导演"}]}}"#;
+    let Parsed { page, warnings } =
+        discuz::parse_page_with_warnings(json.as_bytes(), &ctx("api.json")).unwrap();
+    assert_eq!(page.posts.len(), 2);
+    assert_eq!(page.posts[0].time, 1705750200);
+    assert_eq!(page.posts[1].time, discuz::UNKNOWN_TIME);
+    assert_eq!(page.posts[1].text, "投票对象：导演");
+    assert_eq!(warnings.len(), 1);
+    let w = warnings[0].to_string();
+    assert!(
+        w.starts_with("floor 2 (pid 2): cannot read the post time"),
+        "{w}"
+    );
+}

@@ -18,7 +18,7 @@ mod html;
 use crate::config::Charset;
 use crate::model::{ThreadPage, Timestamp};
 
-pub use api::{parse_api, parse_forumdisplay};
+pub use api::{parse_api, parse_api_with_warnings, parse_forumdisplay};
 pub use body::{is_large_size, is_red_color, parse_color};
 pub use dtime::{parse_absolute, parse_post_time, parse_relative};
 pub use html::{parse_html, parse_html_with_floor_names, parse_html_with_warnings};
@@ -256,10 +256,7 @@ pub fn parse_page(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageEr
 pub fn parse_page_with_warnings(bytes: &[u8], ctx: &ParseContext) -> Result<Parsed, PageError> {
     let body = strip_bom_ws(bytes);
     match body.first() {
-        Some(b'{') | Some(b'[') => parse_api(bytes, ctx).map(|page| Parsed {
-            page,
-            warnings: Vec::new(),
-        }),
+        Some(b'{') | Some(b'[') => parse_api_with_warnings(bytes, ctx),
         _ => parse_html_with_warnings(bytes, ctx, &[]),
     }
 }
