@@ -566,6 +566,46 @@ vote = 7501
     }
 
     #[test]
+    fn the_real_binary_shows_no_html5ever_notes_and_prints_field_warnings() {
+        // `custom-floors-x35.html` has `<a name="lastpost">` between `<tr>` and `<td>`
+        // (X3.5 markup): html5ever foster-parents it and says so at warn level.
+        let d = game("stderr");
+        let cfg = d.join("game.toml").display().to_string();
+        let pages = [fx("custom-floors-x35.html"), fx("custom-template-x34.html")];
+        let (p1, p2) = (
+            pages[0].display().to_string(),
+            pages[1].display().to_string(),
+        );
+        let args = [
+            "import",
+            "--config",
+            &cfg,
+            "--saved-at",
+            "2024-07-11 12:00",
+            "--not-in-game",
+            &p1,
+            &p2,
+        ];
+        let (code, out, err) = crate::common::bansha(&args);
+        assert_eq!(code, 0, "{out}\n{err}");
+        assert!(
+            !err.contains("foster parenting"),
+            "html5ever noise on stderr:\n{err}"
+        );
+        assert!(!err.contains("html5ever"), "{err}");
+        let warning = out
+            .lines()
+            .find(|l| l.contains("warning:"))
+            .unwrap_or_else(|| panic!("no field warning:\n{out}"));
+        assert!(
+            warning.contains(
+                "custom-template-x34.html: floor 地板# (pid 880112): cannot read the post time"
+            ),
+            "{warning}"
+        );
+    }
+
+    #[test]
     fn empty_binary_and_cut_files_are_named_for_what_they_are() {
         let d = game("wording");
         let empty = d.join("empty.html");
