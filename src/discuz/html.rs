@@ -279,6 +279,8 @@ pub fn parse_html_with_warnings(
         for p in posts
             .iter()
             .filter(|p| p.floor.is_none() && !p.duplicate && !p.deleted)
+            // A 推荐 entry says no floor by design (MARKUP §4.3): nothing unreadable.
+            .filter(|p| !p.floor_label.contains("推荐"))
         {
             warnings.push(ParseWarning {
                 pid: p.pid,
