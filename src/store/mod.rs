@@ -959,7 +959,12 @@ fn upsert_thread(
         "INSERT OR IGNORE INTO threads (forum, tid) VALUES (?1, ?2)",
         params![forum, tid],
     )?;
-    if !page.title.trim().is_empty() {
+    let stored_title: String = tx.query_row(
+        "SELECT title FROM threads WHERE forum = ?1 AND tid = ?2",
+        params![forum, tid],
+        |r| r.get(0),
+    )?;
+    if !page.title.trim().is_empty() && decoding_error_of(&page.title, &stored_title).is_none() {
         tx.execute(
             "UPDATE threads SET title = ?3 WHERE forum = ?1 AND tid = ?2",
             params![forum, tid, page.title],

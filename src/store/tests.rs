@@ -731,6 +731,10 @@ fn a_decoding_error_never_becomes_a_revision() {
     let p = s.post(F, 7, 101).unwrap().unwrap();
     assert_eq!((p.revisions.len(), p.author.as_str()), (1, "傻树"));
     assert_eq!(p.first().text, good);
+    let mut garbled = page(7, 1, 1, vec![pp(101, 1, "傻树", good)]);
+    garbled.title = mojibake(&garbled.title);
+    s.store_page(F, &garbled, &info(1, T0 + 120)).unwrap();
+    assert_eq!(s.thread(F, 7).unwrap().unwrap().title, "[075]第二日投票帖");
 }
 
 #[test]
