@@ -475,7 +475,18 @@ fn captured_real_api_response_imports() {
     let cfg = write_config(&dir, "https://bbs.saraba1st.com/2b/");
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/discuz/captured/s1-viewthread-1.json");
-    import(&cfg, &[&file]).unwrap();
+    // The captured thread is not one of the game's: stored only when told to.
+    let (c, f) = (cfg.display().to_string(), file.display().to_string());
+    let args = [
+        "import",
+        "--config",
+        &c,
+        "--saved-at",
+        NOW,
+        "--not-in-game",
+        &f,
+    ];
+    bansha(&args).unwrap();
     let store = Store::open(&dir.path("game.sqlite")).unwrap();
     let tids = store.tids("bbs.saraba1st.com/2b").unwrap();
     assert_eq!(tids.len(), 1);

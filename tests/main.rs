@@ -6,6 +6,7 @@ mod daemon;
 mod demo;
 mod ingest;
 mod parse;
+mod real_pages;
 mod requests;
 mod testforum;
 mod votes;

@@ -369,8 +369,13 @@ fn defence_and_challenge_pages_are_retryable_errors() {
 #[test]
 fn truncated_and_empty_pages_are_errors_never_short_pages() {
     let full = fixture("thread-5001-p1.html");
-    // Cut inside the post list, after the closing </html> is lost, and just before it.
-    for cut in [full.len() / 2, full.len() - 20, 3000] {
+    let s = String::from_utf8(full.clone()).unwrap();
+    // Cut inside the post list, inside the last post, right after the last post (before
+    // `#postlistreply`), and before the post list. (A cut after the post list, which only
+    // loses the footer's `</html>`, is a complete page: see `ends_after_the_post_list`.)
+    let last_post = s.find("<div id=\"post_1010\"").unwrap();
+    let after_last = s.find("<div id='hiddenpoststip'>").unwrap();
+    for cut in [full.len() / 2, last_post + 200, after_last, 3000] {
         let e = discuz::parse_page(&full[..cut], &ctx("cut.html")).unwrap_err();
         assert!(
             matches!(e, PageError::Truncated { .. }) && e.is_retryable(),
@@ -378,7 +383,6 @@ fn truncated_and_empty_pages_are_errors_never_short_pages() {
         );
         assert!(e.to_string().contains("cut.html"));
     }
-    let s = String::from_utf8(full.clone()).unwrap();
     let (a, b) = (
         s.find("<div id=\"post_1001\"").unwrap(),
         s.find("<div id='hiddenpoststip'>").unwrap(),

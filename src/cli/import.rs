@@ -3,11 +3,19 @@
 //! Each file is read, parsed and stored on its own: a bad file is reported (naming the file
 //! and what was wrong) and stores nothing, and the other files still import. The command
 //! exits 2 if any file was bad.
+//!
+//! A file is not a network response: its errors say what is wrong with the file (`file is
+//! empty`, `not a Discuz! page`, `the saved page is incomplete`), never "retry". A page of
+//! a thread the game config does not name is not part of the game and is refused unless
+//! `--tid` names that thread or `--not-in-game` says to store it anyway. Fields a page
+//! could not give (a customised template's time label…) are printed as warnings naming
+//! the file and floor; the rest of the page is stored.
 
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::model::{ThreadPage, Timestamp};
+use crate::discuz::{PageError, Parsed};
+use crate::model::Timestamp;
 use crate::store::{FetchInfo, PageChanges, SourceKind, Store, StoreError};
 
 pub fn run(a: &ImportArgs) -> CliResult {
@@ -36,26 +44,39 @@ pub fn run(a: &ImportArgs) -> CliResult {
         };
         // The page's own thread id first, so that a contradicting --tid is caught; --tid
         // only fills in for a page that does not say.
-        match crate::discuz::parse_page(bytes, &ctx) {
+        match crate::discuz::parse_page_with_warnings(bytes, &ctx) {
             Ok(p) => Ok(p),
             Err(e) => match a.tid {
-                None => Err(e.to_string()),
+                None => Err(file_error(&e)),
                 Some(t) => {
                     ctx.tid = Some(t);
-                    crate::discuz::parse_page(bytes, &ctx).map_err(|e| e.to_string())
+                    crate::discuz::parse_page_with_warnings(bytes, &ctx).map_err(|e| file_error(&e))
                 }
             },
         }
     };
-    let outcome = import_files(&mut store, &forum, &a.files, a.tid, saved_at, parse)
+    let game = GameThreads {
+        known,
+        config: cfg.path.display().to_string(),
+        admit_all: a.not_in_game,
+    };
+    let outcome = import_files(&mut store, &forum, &a.files, a.tid, saved_at, &game, parse)
         .map_err(CliError::runtime)?;
     for r in &outcome.imported {
         println!("{}", r.summary());
-        if !known.contains(&r.tid) {
+        for w in &r.warnings {
+            println!("  warning: {w}");
+        }
+        if !game.known.contains(&r.tid) {
             println!(
-                "  note: thread {} is not named in {} ([[day]] discussion/vote/process)",
+                "  note: thread {} is not part of this game (not named in {}); stored because {}",
                 r.tid,
-                cfg.path.display()
+                game.config,
+                if a.not_in_game {
+                    "of --not-in-game"
+                } else {
+                    "--tid names it"
+                }
             );
         }
     }
@@ -80,6 +101,8 @@ pub struct Imported {
     pub total_pages: u32,
     pub posts_seen: usize,
     pub changes: PageChanges,
+    /// Fields the page could not give, each naming the file and floor.
+    pub warnings: Vec<String>,
 }
 
 impl Imported {
@@ -114,6 +137,77 @@ pub struct ImportOutcome {
     pub failed: Vec<String>,
 }
 
+/// Which threads belong to the game, for refusing pages of other threads.
+#[derive(Debug, Clone, Default)]
+pub struct GameThreads {
+    /// The tids the config names ([[day]] discussion/vote/process).
+    pub known: Vec<u64>,
+    /// The config file, for messages.
+    pub config: String,
+    /// `--not-in-game`: store pages of any thread.
+    pub admit_all: bool,
+}
+
+/// A page error worded for a file (no "retry", no "response body"): what is wrong with
+/// the file and what to do.
+pub fn file_error(e: &PageError) -> String {
+    let name = e.source_name();
+    match e {
+        PageError::Empty { .. } => format!("{name}: file is empty"),
+        PageError::Truncated { detail, .. } => {
+            format!("{name}: the saved page is incomplete ({detail}); save the page again")
+        }
+        PageError::CcDefence { title, .. } => format!(
+            "{name}: not the thread but the forum's CC-defence page 「{title}」; save the \
+             thread page again"
+        ),
+        PageError::AntiScrape { .. } => format!(
+            "{name}: not the thread but the forum's anti-harvest (防采集) script page; open the \
+             thread in a browser and save it again"
+        ),
+        PageError::ServerError { detail, .. } => {
+            format!("{name}: not the thread but a server error page: {detail}")
+        }
+        PageError::NotThreadPage { detail, .. } => {
+            format!("{name}: not a Discuz! thread page: {detail}")
+        }
+        PageError::MalformedJson { detail, .. } => {
+            format!("{name}: not a Discuz! page (JSON that does not parse: {detail})")
+        }
+        PageError::BoardClosed { message, .. } => {
+            format!("{name}: the forum's \"site closed\" page: 「{message}」")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What kind of binary data `bytes` is, if it is not text.
+fn binary_kind(bytes: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x1f\x8b", "gzip-compressed data; unpack it first"),
+        (b"PK\x03\x04", "a ZIP archive; unpack it first"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7z archive; unpack it first"),
+        (b"Rar!", "a RAR archive; unpack it first"),
+        (b"%PDF", "a PDF document"),
+        (b"\x89PNG", "a PNG image"),
+        (b"GIF8", "a GIF image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"SQLite format 3\0", "an SQLite database"),
+    ];
+    if let Some((_, what)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some(what);
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    let control = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c))
+        .count();
+    if head.contains(&0) || control * 20 > head.len() {
+        return Some("binary data");
+    }
+    None
+}
+
 /// When a file was saved: `--saved-at`, else its modification time.
 fn file_time(path: &Path, saved_at: Option<Timestamp>) -> Result<Timestamp, String> {
     if let Some(t) = saved_at {
@@ -132,15 +226,17 @@ fn file_time(path: &Path, saved_at: Option<Timestamp>) -> Result<Timestamp, Stri
 }
 
 /// Read, parse and store each file. `parse(path, bytes, saved_at)` turns a file into a page
-/// (its error text need not name the file; this adds it). Only a failing database stops
-/// the whole import.
+/// (its error text need not name the file; this adds it). Empty and binary files are
+/// refused before parsing; a page of a thread outside `game` is refused unless `tid`
+/// names it or `game.admit_all`. Only a failing database stops the whole import.
 pub fn import_files(
     store: &mut Store,
     forum: &str,
     files: &[PathBuf],
     tid: Option<u64>,
     saved_at: Option<Timestamp>,
-    mut parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<ThreadPage, String>,
+    game: &GameThreads,
+    mut parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
 ) -> Result<ImportOutcome, StoreError> {
     let mut out = ImportOutcome::default();
     for file in files {
@@ -152,6 +248,15 @@ pub fn import_files(
                 continue;
             }
         };
+        if crate::discuz::strip_bom_ws(&bytes).is_empty() {
+            out.failed.push(format!("{name}: file is empty"));
+            continue;
+        }
+        if let Some(what) = binary_kind(&bytes) {
+            out.failed
+                .push(format!("{name}: not a Discuz! page ({what})"));
+            continue;
+        }
         let at = match file_time(file, saved_at) {
             Ok(t) => t,
             Err(e) => {
@@ -159,7 +264,7 @@ pub fn import_files(
                 continue;
             }
         };
-        let page = match parse(file, &bytes, at) {
+        let Parsed { page, warnings } = match parse(file, &bytes, at) {
             Ok(p) => p,
             Err(e) if e.contains(&name) => {
                 out.failed.push(e);
@@ -185,6 +290,14 @@ pub fn import_files(
             ));
             continue;
         }
+        if !game.admit_all && tid.is_none() && !game.known.contains(&page.tid) {
+            out.failed.push(format!(
+                "{name}: thread {} is not part of this game ({} does not name it in a \
+                 [[day]]); nothing stored. To store it anyway give --tid {} or --not-in-game",
+                page.tid, game.config, page.tid
+            ));
+            continue;
+        }
         let info = FetchInfo {
             source: name.clone(),
             kind: SourceKind::File,
@@ -203,6 +316,7 @@ pub fn import_files(
                 .filter(|p| p.pid.is_some() && !p.deleted && !p.duplicate)
                 .count(),
             changes,
+            warnings: warnings.iter().map(|w| format!("{name}: {w}")).collect(),
         });
     }
     Ok(out)

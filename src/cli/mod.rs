@@ -85,6 +85,10 @@ pub struct ImportArgs {
     /// default: the file's modification time.
     #[arg(long)]
     pub saved_at: Option<String>,
+    /// Store pages of threads the game config does not name (by default such a page is
+    /// refused: it is not part of the game). `--tid` admits its one thread too.
+    #[arg(long)]
+    pub not_in_game: bool,
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -164,14 +168,20 @@ impl CliError {
 
 pub type CliResult = Result<(), CliError>;
 
+/// The log filter when `RUST_LOG` is not set. html5ever's tree-builder notes
+/// (`foster parenting not implemented`) are about the forum's markup, not anything a user
+/// can act on: shown at `-vv` only.
+pub fn default_log_filter(verbose: u8) -> String {
+    match verbose {
+        0 => "warn,html5ever=error".into(),
+        1 => "info,html5ever=error".into(),
+        _ => "debug".into(),
+    }
+}
+
 pub fn init_tracing(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
-    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log_filter(verbose)));
     use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)

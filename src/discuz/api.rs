@@ -13,7 +13,8 @@ use crate::model::{LockKind, PagePost, ThreadPage};
 use super::body::{self, BodyOpts};
 use super::dtime::parse_post_time;
 use super::{
-    PageError, ParseContext, ThreadSummary, classify_message, strip_bom_ws, unescape_html,
+    MESSAGE_MAX, PageError, ParseContext, ParseWarning, Parsed, ThreadSummary, UNKNOWN_TIME,
+    classify_message, log_warnings, one_line, strip_bom_ws, unescape_html,
 };
 
 fn src(ctx: &ParseContext) -> String {
@@ -65,6 +66,7 @@ fn check_envelope(v: &Value, ctx: &ParseContext, has_data: bool) -> Result<(), P
         });
     }
     if let Some(code) = sv(v.get("error")) {
+        let code = one_line(&code, MESSAGE_MAX);
         if code.contains("board_closed") {
             return Err(PageError::BoardClosed {
                 origin: src(ctx),
@@ -91,8 +93,14 @@ fn check_envelope(v: &Value, ctx: &ParseContext, has_data: bool) -> Result<(), P
     Ok(())
 }
 
-/// Parse a `module=viewthread` answer.
+/// Parse a `module=viewthread` answer. Unreadable fields are logged as warnings.
 pub fn parse_api(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageError> {
+    parse_api_with_warnings(bytes, ctx).map(|p| log_warnings(p, ctx))
+}
+
+/// [`parse_api`], handing back the fields it could not read (a post whose `dbdateline`
+/// is missing and whose `dateline` is unreadable keeps [`UNKNOWN_TIME`]).
+pub fn parse_api_with_warnings(bytes: &[u8], ctx: &ParseContext) -> Result<Parsed, PageError> {
     let v = parse_json(bytes, ctx)?;
     let vars = v.get("Variables");
     let postlist = vars
@@ -157,6 +165,7 @@ pub fn parse_api(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageErr
         tz: ctx.tz,
     };
     let mut posts = Vec::with_capacity(postlist.len());
+    let mut warnings = Vec::new();
     let mut seen = HashSet::new();
     for (i, item) in postlist.iter().enumerate() {
         let pid: u64 = nv(item.get("pid")).ok_or_else(|| PageError::Malformed {
@@ -165,17 +174,24 @@ pub fn parse_api(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageErr
         })?;
         let author = unescape_html(&sv(item.get("author")).unwrap_or_default());
         let uid = nv::<u64>(item.get("authorid")).filter(|&u| u != 0);
+        let number: Option<u32> = nv(item.get("number"));
         let time = match nv::<i64>(item.get("dbdateline")) {
             Some(t) => t,
             None => {
                 let d = unescape_html(&sv(item.get("dateline")).unwrap_or_default());
-                parse_post_time(None, &d, ctx.fetched_at, ctx.tz).ok_or_else(|| PageError::Malformed {
-                    origin: src(ctx),
-                    detail: format!("postlist[{i}] (pid {pid}): cannot read the time (dbdateline/dateline 「{d}」)"),
-                })?
+                parse_post_time(None, &d, ctx.fetched_at, ctx.tz).unwrap_or_else(|| {
+                    warnings.push(ParseWarning {
+                        pid: Some(pid),
+                        floor: number.map_or_else(|| format!("postlist[{i}]"), |n| n.to_string()),
+                        message: format!(
+                            "cannot read the post time (no dbdateline, dateline 「{d}」); stored \
+                             without a time (it counts for no day until a later fetch reads it)"
+                        ),
+                    });
+                    UNKNOWN_TIME
+                })
             }
         };
-        let number: Option<u32> = nv(item.get("number"));
         let position: Option<u32> = nv::<u32>(item.get("position")).filter(|&p| p > 0);
         let floor = if author_filtered {
             None
@@ -228,14 +244,17 @@ pub fn parse_api(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageErr
             duplicate,
         });
     }
-    Ok(ThreadPage {
-        tid,
-        title,
-        page,
-        total_pages,
-        posts,
-        author_filtered,
-        viewer_uid,
+    Ok(Parsed {
+        page: ThreadPage {
+            tid,
+            title,
+            page,
+            total_pages,
+            posts,
+            author_filtered,
+            viewer_uid,
+        },
+        warnings,
     })
 }
 

@@ -117,9 +117,14 @@ pub fn parse_relative(s: &str, fetched_at: Timestamp, tz: Tz) -> Option<Timestam
     Some(fetched_at - secs)
 }
 
+/// A label in front of a time: `发表于：`, `时间：`, `发布时间:` (no digits, then a colon).
+static RE_LABEL: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"^[^\d:：]{1,8}[：:]\s*").unwrap());
+
 /// A post time: the `span[title]` value when given, else the absolute text, else the
-/// relative text against the fetch time (MARKUP §5 parsing rule). A leading `发表于`
-/// is ignored.
+/// relative text against the fetch time (MARKUP §5 parsing rule). A leading `发表于`, or
+/// any short label ending in a colon (customised templates: `时间：`, `发表于：`), is
+/// ignored.
 pub fn parse_post_time(
     title: Option<&str>,
     text: &str,
@@ -131,6 +136,10 @@ pub fn parse_post_time(
     }
     let text = normalize(text);
     let text = text.trim_start_matches("发表于").trim();
+    let text = match RE_LABEL.find(text) {
+        Some(m) => text[m.end()..].trim(),
+        None => text.trim_start_matches(['：', ':']).trim(),
+    };
     if let Some(t) = parse_absolute(text, tz) {
         return Some(t);
     }
@@ -256,6 +265,19 @@ mod tests {
             Some(at("2024-05-02 08:00"))
         );
         assert_eq!(parse_post_time(None, "发表于", now, SH), None);
+        // Customised templates' labels.
+        assert_eq!(
+            parse_post_time(None, "时间：2022-2-12 23:58:16", now, SH),
+            Some(at("2022-02-12 23:58:16"))
+        );
+        assert_eq!(
+            parse_post_time(None, "发表于：2024-4-1 08:00", now, SH),
+            Some(at("2024-04-01 08:00"))
+        );
+        assert_eq!(
+            parse_post_time(None, "发布时间: 昨天 08:00", now, SH),
+            Some(at("2024-05-02 08:00"))
+        );
         assert_eq!(local_year(now, SH), 2024);
     }
 }

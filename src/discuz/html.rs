@@ -1,9 +1,20 @@
 //! PC thread pages (`forum.php?mod=viewthread`, MARKUP §3–§8).
 //!
 //! Classification before posts (§13.4): empty body, anti-harvest script, CC-defence page,
-//! `#messagetext` message page, server error page, page without `#postlist`. A page is
-//! **truncated** when its text has no closing `</html>` (Discuz always ends a page with
-//! it; a connection cut mid-transfer loses it), whatever else it contains.
+//! `#messagetext` message page, server error page, page without `#postlist`.
+//!
+//! A thread page is **complete** when what follows the post list on every Discuz page
+//! is there: the post list closed with something after it, or after the last post one
+//! of the blocks a thread page has below its posts (`#postlistreply`, `#hiddenpoststip`,
+//! the pager `div.pgs`/`div.pgbtn`, `#modactions`, the reply box `#f_pst`/
+//! `#fastpostform`, the footer `#ft`), or the document's own `</body>`/`</html>`.
+//! Browser saves and DOM dumps often lack `<html>`/`</html>`; a connection cut
+//! mid-transfer loses everything after the cut, so a page missing all of these is
+//! **truncated** and refused, never returned with the posts before the cut.
+//!
+//! A field of one post that cannot be read (a customised template's time label, an
+//! author link in an unknown place) costs that field with a [`ParseWarning`] naming the
+//! floor, never the page.
 
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -15,7 +26,10 @@ use crate::model::{LockKind, PagePost, ThreadPage};
 
 use super::body::{self, BodyOpts, has_class, node_text};
 use super::dtime::parse_post_time;
-use super::{PageError, ParseContext, classify_message, decode};
+use super::{
+    PageError, ParseContext, ParseWarning, Parsed, UNKNOWN_TIME, classify_message, decode,
+    log_warnings,
+};
 
 fn sel(s: &str) -> Selector {
     Selector::parse(s).expect("static selector")
@@ -48,7 +62,14 @@ selector!(S_AUTHORID_LINK, ".authi a[href*=\"authorid=\"]");
 selector!(S_POSTNUM, "a[id^=\"postnum\"]");
 selector!(S_PI_FLOOR, "div.pi strong a");
 selector!(S_EM, "em");
-selector!(S_POSTON, "em[id^=\"authorposton\"]");
+selector!(S_POSTON, "[id^=\"authorposton\"]");
+selector!(
+    S_FOLLOWER,
+    "#postlistreply, #hiddenpoststip, #post_new, #modactions, div.pgs, div.pgbtn, #f_pst, \
+     #fastpostform, #ft, #footer"
+);
+selector!(S_SPACE_LINK, "a[href*=\"uid=\"], a[href*=\"space-uid-\"]");
+selector!(S_HEADER_TEXT, ".authi, .pti, .pi, [class*=\"pi\"]");
 selector!(S_SPAN_TITLE, "span[title]");
 selector!(S_MESSAGE, "td[id^=\"postmessage_\"]");
 selector!(S_LOCKED, "div.locked");
@@ -66,6 +87,13 @@ static RE_AUTHORID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"authorid=(\d
 static RE_FROM_FLOOR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"来自\s*(\d+)?").unwrap());
 static RE_DIGITS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(\d+)").unwrap());
 static RE_POST_ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^post_(\d+)$").unwrap());
+/// An absolute date-time inside other text (`时间：2022-2-12 23:58:16 | 只看该作者`).
+static RE_DATETIME_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?")
+        .unwrap()
+});
+/// Class names customised templates use to hide an element (the CSS says display:none).
+const HIDDEN_CLASSES: &[&str] = &["display_none", "dnone", "none", "hide", "hidden", "yc"];
 
 /// The stock/common custom floor names (MARKUP §4.2): index = floor.
 const STOCK_FLOOR_NAMES: &[&str] = &["", "楼主", "沙发", "板凳", "地板", "地下室"];
@@ -106,11 +134,21 @@ fn snippet(s: &str) -> String {
 /// Parse a PC thread page. `floor_names` is the site's custom floor-name list in the
 /// API's `cache_custominfo_postno` shape (index 0 = suffix, index N = name of floor N,
 /// empty = use the number); the stock names (楼主, 沙发, 板凳, 地板…) are tried after it.
+/// Unreadable fields are logged as warnings.
 pub fn parse_html_with_floor_names(
     bytes: &[u8],
     ctx: &ParseContext,
     floor_names: &[String],
 ) -> Result<ThreadPage, PageError> {
+    parse_html_with_warnings(bytes, ctx, floor_names).map(|p| log_warnings(p, ctx))
+}
+
+/// [`parse_html_with_floor_names`], handing back the unreadable fields.
+pub fn parse_html_with_warnings(
+    bytes: &[u8],
+    ctx: &ParseContext,
+    floor_names: &[String],
+) -> Result<Parsed, PageError> {
     let text = decode(bytes, ctx.charset, None);
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     if trimmed.is_empty() {
@@ -121,7 +159,8 @@ pub fn parse_html_with_floor_names(
         .take(2048)
         .collect::<String>()
         .to_ascii_lowercase();
-    let closed = tail(trimmed, 4096).to_ascii_lowercase().contains("</html>");
+    let lower_tail = tail(trimmed, 4096).to_ascii_lowercase();
+    let closed = lower_tail.contains("</html>") || lower_tail.contains("</body>");
     if !lower_head.contains("<html")
         && lower_head.starts_with("<script")
         && trimmed.contains("location")
@@ -132,12 +171,6 @@ pub fn parse_html_with_floor_names(
     let Some(postlist) = doc.select(&S_POSTLIST).next() else {
         return Err(classify_non_thread(&doc, trimmed, closed, ctx));
     };
-    if !closed {
-        return Err(PageError::Truncated {
-            origin: src(ctx),
-            detail: "no closing </html>".into(),
-        });
-    }
 
     let viewer_uid = RE_DISCUZ_UID
         .captures(trimmed)
@@ -188,10 +221,25 @@ pub fn parse_html_with_floor_names(
             .filter(|e| e.attr("id").is_some_and(|id| RE_POST_ID.is_match(id)))
             .collect();
     }
-    if containers.is_empty() {
+    let list_closed = closed || followed(postlist, |_| true);
+    let Some(&last) = containers.last() else {
+        if !list_closed {
+            return Err(PageError::Truncated {
+                origin: src(ctx),
+                detail: "the page ends inside the post list, before its first post".into(),
+            });
+        }
         return Err(PageError::Malformed {
             origin: src(ctx),
             detail: "#postlist holds no post (div#post_N); a thread always has its first post"
+                .into(),
+        });
+    };
+    if !(list_closed || followed(last, is_follower)) {
+        return Err(PageError::Truncated {
+            origin: src(ctx),
+            detail: "the page ends inside the post list (no pager, reply box, footer or \
+                     </body> after the last post)"
                 .into(),
         });
     }
@@ -200,6 +248,7 @@ pub fn parse_html_with_floor_names(
         tz: ctx.tz,
     };
     let mut posts = Vec::with_capacity(containers.len());
+    let mut warnings = Vec::new();
     let mut seen = HashSet::new();
     for c in containers {
         let pid: u64 = RE_POST_ID
@@ -210,7 +259,7 @@ pub fn parse_html_with_floor_names(
                 origin: src(ctx),
                 detail: format!("post id {:?} out of range", c.attr("id")),
             })?;
-        let mut p = parse_post(c, pid, ctx, &opts, floor_names)?;
+        let mut p = parse_post(c, pid, ctx, &opts, floor_names, &mut warnings)?;
         if let Some(pid) = p.pid
             && !seen.insert(pid)
         {
@@ -226,16 +275,138 @@ pub fn parse_html_with_floor_names(
         for p in &mut posts {
             p.floor = None;
         }
+    } else {
+        for p in posts
+            .iter()
+            .filter(|p| p.floor.is_none() && !p.duplicate && !p.deleted)
+            // A 推荐 entry says no floor by design (MARKUP §4.3): nothing unreadable.
+            .filter(|p| !p.floor_label.contains("推荐"))
+        {
+            warnings.push(ParseWarning {
+                pid: p.pid,
+                floor: shown_floor(&p.floor_label),
+                message: format!(
+                    "cannot read the floor number 「{}」; stored without a floor",
+                    p.floor_label
+                ),
+            });
+        }
     }
-    Ok(ThreadPage {
-        tid,
-        title,
-        page,
-        total_pages,
-        posts,
-        author_filtered,
-        viewer_uid,
+    Ok(Parsed {
+        page: ThreadPage {
+            tid,
+            title,
+            page,
+            total_pages,
+            posts,
+            author_filtered,
+            viewer_uid,
+        },
+        warnings,
     })
+}
+
+fn shown_floor(label: &str) -> String {
+    if label.is_empty() {
+        "?".into()
+    } else {
+        label.to_string()
+    }
+}
+
+/// Whether an element comes after `el` in document order, outside it, that satisfies
+/// `pred` (itself or one of its descendants).
+fn followed(el: ElementRef, pred: impl Fn(ElementRef) -> bool) -> bool {
+    let mut node = Some(*el);
+    while let Some(n) = node {
+        for sib in n.next_siblings() {
+            if let Some(e) = ElementRef::wrap(sib)
+                && (pred(e) || e.descendent_elements().any(&pred))
+            {
+                return true;
+            }
+        }
+        node = n.parent();
+    }
+    false
+}
+
+/// A block every thread page has below its posts (module docs).
+fn is_follower(e: ElementRef) -> bool {
+    S_FOLLOWER.matches(&e)
+}
+
+/// Hidden by an inline `display:none` or by a class customised templates hide with.
+fn is_hidden(e: &scraper::node::Element) -> bool {
+    e.attr("style")
+        .is_some_and(|s| s.replace(' ', "").contains("display:none"))
+        || HIDDEN_CLASSES.iter().any(|c| has_class(e, c))
+}
+
+/// Inside the message, quote, signature, comments or ratings of a post (not its header).
+fn in_body(e: ElementRef, container: ElementRef) -> bool {
+    const BODY_CLASSES: &[&str] = &[
+        "t_f",
+        "t_fsz",
+        "pct",
+        "pcb",
+        "sign",
+        "quote",
+        "cm",
+        "rate",
+        "locked",
+        "blockcode",
+    ];
+    let mut n = e.parent();
+    while let Some(p) = n {
+        if p.id() == container.id() {
+            return false;
+        }
+        if let Some(pe) = p.value().as_element()
+            && (pe.id().is_some_and(|i| i.starts_with("postmessage_"))
+                || BODY_CLASSES.iter().any(|c| has_class(pe, c)))
+        {
+            return true;
+        }
+        n = p.parent();
+    }
+    false
+}
+
+/// The visible name in an author link: hidden elements (`<em class="display_none">作者：
+/// </em>admin`) and label children ending in a colon are not part of it.
+fn author_text(a: ElementRef) -> String {
+    fn walk(n: body::NodeRef<'_>, out: &mut String, top: bool) {
+        for ch in n.children() {
+            match ch.value() {
+                scraper::Node::Text(t) => out.push_str(t),
+                scraper::Node::Element(e) => {
+                    if is_hidden(e) || matches!(e.name(), "script" | "style") {
+                        continue;
+                    }
+                    if top && let Some(el) = ElementRef::wrap(ch) {
+                        let t = node_text(el);
+                        if t.ends_with('：') || t.ends_with(':') {
+                            continue; // a label element: `<em>作者：</em>`
+                        }
+                    }
+                    walk(ch, out, false);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut s = String::new();
+    walk(*a, &mut s, true);
+    let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for label in ["作者", "楼主", "发帖人", "发表人", "用户名", "会员"] {
+        if let Some(rest) = s.strip_prefix(label)
+            && let Some(rest) = rest.strip_prefix(['：', ':'])
+        {
+            return rest.trim().to_string();
+        }
+    }
+    s
 }
 
 fn tid_from_links(doc: &Html) -> Option<u64> {
@@ -375,6 +546,7 @@ fn parse_post(
     ctx: &ParseContext,
     opts: &BodyOpts,
     floor_names: &[String],
+    warnings: &mut Vec<ParseWarning>,
 ) -> Result<PagePost, PageError> {
     let table = c.select(&S_PID_TABLE).next();
     let is_normal = table.is_some_and(|t| has_class(t.value(), "plhin"));
@@ -420,14 +592,21 @@ fn parse_post(
         }
     }
 
-    // Author and uid (§3.2, §13.9).
+    // Author and uid (§3.2, §13.9); customised templates: any space link in the header.
     let link = c
         .select(&S_AUTHOR_LEFT)
         .next()
         .or_else(|| c.select(&S_AUTHOR_RIGHT).next())
-        .or_else(|| c.select(&S_AUTHOR_CARD).next());
+        .or_else(|| c.select(&S_AUTHOR_CARD).next())
+        .or_else(|| {
+            c.select(&S_SPACE_LINK).find(|a| {
+                a.attr("href").and_then(uid_from_href).is_some()
+                    && !in_body(*a, c)
+                    && !author_text(*a).is_empty()
+            })
+        });
     let (author, mut uid) = match link {
-        Some(a) => (node_text(a), a.attr("href").and_then(uid_from_href)),
+        Some(a) => (author_text(a), a.attr("href").and_then(uid_from_href)),
         None => {
             let name = c
                 .select(&S_PLS_PI)
@@ -439,6 +618,13 @@ fn parse_post(
             (name, None)
         }
     };
+    if author.is_empty() {
+        warnings.push(ParseWarning {
+            pid: Some(pid),
+            floor: shown_floor(&floor_label),
+            message: "cannot read the author; stored without a name".into(),
+        });
+    }
     if uid.is_none() {
         uid = c
             .select(&S_AUTHORID_LINK)
@@ -479,30 +665,44 @@ fn parse_post(
         }
     }
 
-    // Time (§5).
-    let time = match c.select(&S_POSTON).next() {
-        Some(em) => {
+    // Time (§5): `em#authorposton`, else an absolute time anywhere in the post header.
+    let poston = c.select(&S_POSTON).next();
+    let time = poston
+        .and_then(|em| {
             let title = em
                 .select(&S_SPAN_TITLE)
                 .next()
                 .and_then(|s| s.attr("title"));
-            let t = node_text(em);
-            parse_post_time(title, &t, ctx.fetched_at, ctx.tz).ok_or_else(|| {
-                PageError::Malformed {
-                    origin: src(ctx),
-                    detail: format!(
-                        "post {pid} (floor {floor_label}): cannot read the post time 「{t}」"
-                    ),
-                }
-            })?
-        }
+            parse_post_time(title, &node_text(em), ctx.fetched_at, ctx.tz)
+        })
+        .or_else(|| {
+            c.select(&S_HEADER_TEXT)
+                .filter(|h| !in_body(*h, c))
+                .find_map(|h| {
+                    let t = node_text(h);
+                    let m = RE_DATETIME_IN_TEXT.find(&t)?;
+                    super::dtime::parse_absolute(m.as_str(), ctx.tz)
+                })
+        });
+    let time = match time {
+        Some(t) => t,
         None => {
-            return Err(PageError::Malformed {
-                origin: src(ctx),
-                detail: format!(
-                    "post {pid} (floor {floor_label}): no post time (em#authorposton{pid})"
-                ),
+            let shown = poston.map(node_text).unwrap_or_default();
+            warnings.push(ParseWarning {
+                pid: Some(pid),
+                floor: shown_floor(&floor_label),
+                message: if poston.is_some() {
+                    format!(
+                        "cannot read the post time 「{shown}」; stored without a time (it \
+                         counts for no day until a later fetch reads it)"
+                    )
+                } else {
+                    "no post time (em#authorposton); stored without a time (it counts for \
+                     no day until a later fetch reads it)"
+                        .into()
+                },
             });
+            UNKNOWN_TIME
         }
     };
 
@@ -556,18 +756,29 @@ fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
         let frag = Html::parse_fragment(s);
         node_text(frag.root_element())
     };
-    names
-        .iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, n)| !n.is_empty() && strip(n) == l)
-        .map(|(i, _)| i as u32)
-        .or_else(|| {
-            STOCK_FLOOR_NAMES
-                .iter()
-                .position(|n| !n.is_empty() && *n == l)
-                .map(|i| i as u32)
-        })
+    let find = |l: &str| {
+        names
+            .iter()
+            .enumerate()
+            .skip(1)
+            .find(|(_, n)| !n.is_empty() && strip(n) == l)
+            .map(|(i, _)| i as u32)
+            .or_else(|| {
+                STOCK_FLOOR_NAMES
+                    .iter()
+                    .position(|n| !n.is_empty() && *n == l)
+                    .map(|i| i as u32)
+            })
+    };
+    find(l).or_else(|| {
+        // A name with the site's suffix after it (`沙发#`, `板凳楼`, `地板 F`).
+        let suffix = names.first().map(|s| strip(s)).unwrap_or_default();
+        let bare = [suffix.as_str(), "#", "楼", "F", "f"]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .find_map(|s| l.strip_suffix(*s))?;
+        find(bare.trim())
+    })
 }
 
 /// A pinned/推荐 entry whose slot is the post's only appearance is not a duplicate

@@ -18,10 +18,41 @@ mod html;
 use crate::config::Charset;
 use crate::model::{ThreadPage, Timestamp};
 
-pub use api::{parse_api, parse_forumdisplay};
+pub use api::{parse_api, parse_api_with_warnings, parse_forumdisplay};
 pub use body::{is_large_size, is_red_color, parse_color};
 pub use dtime::{parse_absolute, parse_post_time, parse_relative};
-pub use html::{parse_html, parse_html_with_floor_names};
+pub use html::{parse_html, parse_html_with_floor_names, parse_html_with_warnings};
+
+/// A field the parser could not read on a page it still returns. The field is left
+/// unknown (empty author, no floor, time 0 = [`UNKNOWN_TIME`]); every other field and
+/// every other post of the page are kept. Names the floor and pid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseWarning {
+    pub pid: Option<u64>,
+    /// The floor label as shown (`5#`, `沙发`), or `?` when there was none.
+    pub floor: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pid {
+            Some(pid) => write!(f, "floor {} (pid {pid}): {}", self.floor, self.message),
+            None => write!(f, "floor {}: {}", self.floor, self.message),
+        }
+    }
+}
+
+/// The post time of a post whose time could not be read (see [`ParseWarning`]): outside
+/// every game day, so such a post never counts for a day until a later fetch reads it.
+pub const UNKNOWN_TIME: Timestamp = 0;
+
+/// A parsed page and the fields it could not read.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub page: ThreadPage,
+    pub warnings: Vec<ParseWarning>,
+}
 
 /// What the caller knows about the bytes it hands to a parser.
 #[derive(Debug, Clone)]
@@ -160,9 +191,9 @@ pub(crate) fn classify_message(
 ) -> PageError {
     let s = source.to_string();
     let message = if text.trim().is_empty() {
-        key.to_string()
+        one_line(key, MESSAGE_MAX)
     } else {
-        text.trim().to_string()
+        one_line(text, MESSAGE_MAX)
     };
     let has = |needles: &[&str]| needles.iter().any(|n| text.contains(n) || key.contains(n));
     if has(&[
@@ -215,14 +246,84 @@ pub(crate) fn classify_message(
     PageError::ForumMessage { origin: s, message }
 }
 
-/// Sniffs JSON (mobile API) vs HTML (PC page) and dispatches.
+/// Sniffs JSON (mobile API) vs HTML (PC page) and dispatches. Fields the parser could
+/// not read are logged as warnings (see [`parse_page_with_warnings`] to get them).
 pub fn parse_page(bytes: &[u8], ctx: &ParseContext) -> Result<ThreadPage, PageError> {
+    parse_page_with_warnings(bytes, ctx).map(|p| log_warnings(p, ctx))
+}
+
+/// [`parse_page`], handing back the unreadable fields instead of logging them.
+pub fn parse_page_with_warnings(bytes: &[u8], ctx: &ParseContext) -> Result<Parsed, PageError> {
     let body = strip_bom_ws(bytes);
     match body.first() {
-        Some(b'{') | Some(b'[') => parse_api(bytes, ctx),
-        _ => parse_html(bytes, ctx),
+        Some(b'{') | Some(b'[') => parse_api_with_warnings(bytes, ctx),
+        _ => parse_html_with_warnings(bytes, ctx, &[]),
     }
 }
+
+pub(crate) fn log_warnings(p: Parsed, ctx: &ParseContext) -> ThreadPage {
+    for w in &p.warnings {
+        tracing::warn!("{}: {w}", ctx.source);
+    }
+    p.page
+}
+
+/// A forum message or API error as one readable line: tags stripped, character
+/// references decoded, whitespace (CR/LF, `<P>`, `<br>`) collapsed to single spaces,
+/// cut to `max` characters (with `…`).
+pub fn one_line(s: &str, max: usize) -> String {
+    static RE_SCRIPT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?is)<script\b.*?(?:</script\s*>|$)|<style\b.*?(?:</style\s*>|$)")
+            .unwrap()
+    });
+    let s = if s.contains('<') {
+        RE_SCRIPT.replace_all(s, " ")
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
+    let mut plain = String::with_capacity(s.len());
+    let mut rest: &str = &s;
+    while let Some(i) = rest.find('<') {
+        plain.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        // A tag starts with a letter, `/` or `!`; a lone `<` (`a < b`) is text.
+        if after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/' || c == '!') {
+            match after.find('>') {
+                Some(j) => {
+                    plain.push(' ');
+                    rest = &after[j + 1..];
+                }
+                None => {
+                    rest = "";
+                }
+            }
+        } else {
+            plain.push('<');
+            rest = after;
+        }
+    }
+    plain.push_str(rest);
+    let text = unescape_html(&plain);
+    let mut out = String::with_capacity(text.len());
+    for w in text.split(|c: char| c.is_whitespace() || c == '\u{a0}') {
+        if w.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    if out.chars().count() > max {
+        let cut: String = out.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        out
+    }
+}
+
+/// The longest forum message an error line quotes.
+pub(crate) const MESSAGE_MAX: usize = 120;
 
 /// Skip a leading UTF-8 BOM and ASCII whitespace.
 pub(crate) fn strip_bom_ws(mut b: &[u8]) -> &[u8] {
@@ -265,27 +366,64 @@ fn label_encoding(label: &str) -> Option<&'static encoding_rs::Encoding> {
     encoding_rs::Encoding::for_label(l.as_bytes())
 }
 
-/// Decode bytes to text. Explicit charsets win; `Auto` looks at a BOM, then the
-/// `Content-Type` header, then the `<meta>`/XML declaration/`charset = '…'` script
-/// variable in the first 4 KiB, then whether the bytes are valid UTF-8 (else GB18030).
-/// GBK is always decoded as GB18030 (a superset). A leading BOM is dropped.
+/// Decode bytes to text. The charset is taken from a BOM, then `charset` (the game
+/// config), the `Content-Type` header, the `<meta>`/XML declaration/`charset = '…'`
+/// script variable in the first 4 KiB; GBK is always decoded as GB18030 (a superset).
+/// A leading BOM is dropped.
+///
+/// **The bytes overrule a declaration they contradict** (migrated forums and browser
+/// saves often keep a stale `<meta charset=gbk>` on a UTF-8 file): a body that is valid
+/// UTF-8 and holds at least one 3-byte sequence (CJK) is UTF-8 whatever it declares,
+/// and a body declared UTF-8 that is not valid UTF-8 but decodes cleanly as GB18030 is
+/// GB18030. (Valid UTF-8 made only of 2-byte sequences is what short GBK text looks
+/// like by accident — 投票 = CD B6 C6 B1 — so there the declaration stands.)
 pub fn decode(bytes: &[u8], charset: Charset, content_type: Option<&str>) -> String {
-    let enc: &'static encoding_rs::Encoding = match charset {
-        Charset::Utf8 => encoding_rs::UTF_8,
-        Charset::Gbk => encoding_rs::GB18030,
-        Charset::Auto => sniff(bytes, content_type),
+    let declared = match charset {
+        Charset::Utf8 => Some(encoding_rs::UTF_8),
+        Charset::Gbk => Some(encoding_rs::GB18030),
+        Charset::Auto => declared_charset(bytes, content_type),
+    };
+    let enc = if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        encoding_rs::UTF_8
+    } else {
+        from_bytes(bytes, declared)
     };
     let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
     let (text, _) = enc.decode_without_bom_handling(bytes);
     text.into_owned()
 }
 
-fn sniff(bytes: &[u8], content_type: Option<&str>) -> &'static encoding_rs::Encoding {
-    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        return encoding_rs::UTF_8;
+/// The encoding the bytes themselves say, given what the page declares.
+fn from_bytes(
+    bytes: &[u8],
+    declared: Option<&'static encoding_rs::Encoding>,
+) -> &'static encoding_rs::Encoding {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if s.is_ascii() => declared.unwrap_or(encoding_rs::UTF_8),
+        Ok(s) if s.chars().any(|c| c as u32 >= 0x800) => encoding_rs::UTF_8,
+        Ok(_) => declared.unwrap_or(encoding_rs::GB18030),
+        Err(_) => match declared {
+            Some(e) if e == encoding_rs::UTF_8 => {
+                let (_, had_errors) = encoding_rs::GB18030.decode_without_bom_handling(bytes);
+                if had_errors {
+                    encoding_rs::UTF_8
+                } else {
+                    encoding_rs::GB18030
+                }
+            }
+            Some(e) => e,
+            None => encoding_rs::GB18030,
+        },
     }
+}
+
+/// What the header or the page declares, if anything.
+fn declared_charset(
+    bytes: &[u8],
+    content_type: Option<&str>,
+) -> Option<&'static encoding_rs::Encoding> {
     if let Some(enc) = content_type.and_then(charset_from_content_type) {
-        return enc;
+        return Some(enc);
     }
     let head = &bytes[..bytes.len().min(4096)];
     let head = String::from_utf8_lossy(head).to_ascii_lowercase();
@@ -302,18 +440,13 @@ fn sniff(bytes: &[u8], content_type: Option<&str>) -> &'static encoding_rs::Enco
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
                     .unwrap_or(rest.len());
                 if let Some(enc) = label_encoding(&rest[..end]) {
-                    return enc;
+                    return Some(enc);
                 }
             }
             from = at;
         }
     }
-    // Valid UTF-8 with at least one 3-byte sequence (CJK) or pure ASCII: UTF-8. Valid UTF-8
-    // made only of 2-byte sequences is almost always GBK by accident (投票 = CD B6 C6 B1).
-    match std::str::from_utf8(bytes) {
-        Ok(s) if s.is_ascii() || s.chars().any(|c| c as u32 >= 0x800) => encoding_rs::UTF_8,
-        _ => encoding_rs::GB18030,
-    }
+    None
 }
 
 /// Decode HTML character references in a text value (`&amp;`, `&#12345;`, `&#x4e2d;`,
@@ -390,6 +523,39 @@ mod tests {
             ),
             "中"
         );
+    }
+
+    #[test]
+    fn bytes_overrule_a_charset_declaration_they_contradict() {
+        // Regression: a UTF-8 save that keeps the forum's `charset=gbk` meta was stored
+        // as mojibake (鎶曠エ for 投票).
+        let page = "<meta charset=\"gbk\"><p>投票对象：小红</p>";
+        assert!(decode(page.as_bytes(), Charset::Auto, None).contains("投票对象：小红"));
+        assert!(decode(page.as_bytes(), Charset::Gbk, None).contains("投票对象：小红"));
+        assert!(
+            decode(
+                page.as_bytes(),
+                Charset::Auto,
+                Some("text/html; charset=GBK")
+            )
+            .contains("投票对象：小红")
+        );
+        // And the other way: a GBK body behind a UTF-8 declaration.
+        let (gbk, _, _) = encoding_rs::GBK.encode("<meta charset=\"utf-8\"><p>投票对象：小红</p>");
+        assert!(decode(&gbk, Charset::Auto, None).contains("投票对象：小红"));
+        assert!(!decode(&gbk, Charset::Auto, None).contains('\u{fffd}'));
+    }
+
+    #[test]
+    fn messages_become_one_readable_line() {
+        let m = "开服预备，21点准时开门<P><P>\r\n<a href=\"forum.php\">返回首页</a>&nbsp;&amp;\r\n<br />\t更多";
+        assert_eq!(one_line(m, 120), "开服预备，21点准时开门 返回首页 & 更多");
+        assert_eq!(one_line("a < b <b>c</b>", 120), "a < b c");
+        let long = "字".repeat(300);
+        let cut = one_line(&long, 20);
+        assert_eq!(cut.chars().count(), 20);
+        assert!(cut.ends_with('…'));
+        assert!(!one_line("<div\n>x</div\n>\n\n", 20).contains('\n'));
     }
 
     #[test]

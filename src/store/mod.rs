@@ -15,6 +15,13 @@
 //!   pids inside the fetched page's pid span (the last page: from its first pid on), and
 //!   never from author-filtered pages.
 //! - A locked body (banned author, 仅作者可见…) never adds a revision over readable content.
+//! - A decoding error is not an edit (issue 11): content that is only a mis-decoding of the
+//!   latest revision (UTF-8 read as GBK — 鎶曠エ for 投票 — or replacement characters
+//!   where the stored text has characters) adds no revision; a stored revision that is
+//!   exactly the mis-decoding of the content now seen (written before the charset was
+//!   judged from the bytes) is corrected in place. See [`decoding_error_of`].
+//! - A post stored with an unknown time (`discuz::UNKNOWN_TIME`, 0) gets its time from the
+//!   first later page that shows it.
 
 mod paging;
 mod quote;
@@ -263,14 +270,99 @@ struct Existing {
     floor: Option<u32>,
     missing_since: Option<Timestamp>,
     has_quote: bool,
+    author: String,
 }
 
 struct LatestRevision {
     seq: i64,
     hash: String,
+    text: String,
     large: String,
     locked: bool,
     any_readable: bool,
+}
+
+fn norm_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// How `bad` relates to `good` when it is only a decoding error of the same content:
+/// `Some(true)` when exact (`good`'s UTF-8 read as GB18030, or its GBK read as UTF-8, is
+/// `bad`), `Some(false)` when approximate (`bad` has U+FFFD replacement
+/// characters where `good` has characters, and agrees with it everywhere else), `None`
+/// when the two differ in content.
+pub fn decoding_error_of(bad: &str, good: &str) -> Option<bool> {
+    const R: char = '\u{fffd}';
+    let (bad, good) = (norm_ws(bad), norm_ws(good));
+    if bad == good || good.contains(R) || good.is_ascii() {
+        return None;
+    }
+    // Exact: `good` mis-decoded either way is `bad`.
+    let as_gbk = encoding_rs::GB18030
+        .decode_without_bom_handling(good.as_bytes())
+        .0;
+    let (gbk_bytes, _, _) = encoding_rs::GB18030.encode(&good);
+    // (A clean UTF-8 reading is the right one: GBK read as UTF-8 only counts when lossy.)
+    if norm_ws(&as_gbk) == bad
+        || (bad.contains(R) && norm_ws(&String::from_utf8_lossy(&gbk_bytes)) == bad)
+    {
+        return Some(true);
+    }
+    let (bytes, _, unmappable) = encoding_rs::GB18030.encode(&bad);
+    if !unmappable && !bad.contains(R) && std::str::from_utf8(&bytes) == Ok(good.as_str()) {
+        return Some(true);
+    }
+    let lossy = String::from_utf8_lossy(&bytes);
+    if replaced_from(&bad, &good) || (bad.contains(R) && replaced_from(&lossy, &good)) {
+        return Some(false);
+    }
+    None
+}
+
+/// `bad` is `good` with some characters lost to U+FFFD: every run of replacement
+/// characters stands for at least one character of `good`, and the text between the
+/// runs is `good`'s, in order.
+fn replaced_from(bad: &str, good: &str) -> bool {
+    const R: char = '\u{fffd}';
+    if !bad.contains(R) {
+        return false;
+    }
+    let pieces: Vec<&str> = bad.split(R).filter(|p| !p.is_empty()).collect();
+    // Mostly replacement characters says nothing about the content.
+    let kept: usize = pieces.iter().map(|p| p.chars().count()).sum();
+    let runs = bad.split(|c| c != R).filter(|r| !r.is_empty()).count();
+    if kept < runs.max(1) {
+        return false;
+    }
+    let starts = !bad.starts_with(R);
+    let ends = !bad.ends_with(R);
+    let mut rest = good;
+    for (k, piece) in pieces.iter().enumerate() {
+        if k == 0 && starts {
+            match rest.strip_prefix(piece) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+            continue;
+        }
+        // A run stands before this piece: at least one character of `good`.
+        let mut chars = rest.chars();
+        if chars.next().is_none() {
+            return false;
+        }
+        let after = chars.as_str();
+        let found = if k == pieces.len() - 1 && ends {
+            after.ends_with(piece).then(|| after.len() - piece.len())
+        } else {
+            after.find(piece)
+        };
+        match found {
+            Some(j) => rest = &after[j + piece.len()..],
+            None => return false,
+        }
+    }
+    // A trailing run stands for at least one character.
+    ends || !rest.is_empty()
 }
 
 impl Store {
@@ -869,7 +961,12 @@ fn upsert_thread(
         "INSERT OR IGNORE INTO threads (forum, tid) VALUES (?1, ?2)",
         params![forum, tid],
     )?;
-    if !page.title.trim().is_empty() {
+    let stored_title: String = tx.query_row(
+        "SELECT title FROM threads WHERE forum = ?1 AND tid = ?2",
+        params![forum, tid],
+        |r| r.get(0),
+    )?;
+    if !page.title.trim().is_empty() && decoding_error_of(&page.title, &stored_title).is_none() {
         tx.execute(
             "UPDATE threads SET title = ?3 WHERE forum = ?1 AND tid = ?2",
             params![forum, tid, page.title],
@@ -900,7 +997,7 @@ fn existing(
     pid: u64,
 ) -> rusqlite::Result<Option<Existing>> {
     let mut st = tx.prepare_cached(
-        "SELECT floor, missing_since, has_quote FROM posts
+        "SELECT floor, missing_since, has_quote, author FROM posts
          WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
     )?;
     st.query_row(params![forum, tid, i(pid)], |r| {
@@ -908,6 +1005,7 @@ fn existing(
             floor: u32_opt(r.get(0)?),
             missing_since: r.get(1)?,
             has_quote: r.get(2)?,
+            author: r.get(3)?,
         })
     })
     .optional()
@@ -991,7 +1089,8 @@ fn latest_revision(
     let mut st = tx.prepare_cached(
         "SELECT seq, hash, large, locked,
                 EXISTS (SELECT 1 FROM revisions r2 WHERE r2.forum = r.forum AND r2.tid = r.tid
-                        AND r2.pid = r.pid AND r2.locked = 0)
+                        AND r2.pid = r.pid AND r2.locked = 0),
+                text
          FROM revisions r WHERE forum = ?1 AND tid = ?2 AND pid = ?3
          ORDER BY seq DESC LIMIT 1",
     )?;
@@ -1002,6 +1101,7 @@ fn latest_revision(
             large: r.get(2)?,
             locked: r.get(3)?,
             any_readable: r.get(4)?,
+            text: r.get(5)?,
         })
     })
     .optional()
@@ -1062,6 +1162,34 @@ fn update_post(
             if pp.locked.is_some() {
                 // A locked body never adds a revision: the content is unavailable, not
                 // changed. (A post first seen locked already has its placeholder revision.)
+            } else if !l.locked && l.hash != hash && decoding_error_of(&pp.text, &l.text).is_some()
+            {
+                // Only a decoding error of the stored content: not an edit.
+                tracing::warn!(
+                    "{src}: pid {pid}: the text differs from the stored one only by a \
+                     decoding error (wrong charset); no revision added"
+                );
+            } else if !l.locked
+                && l.hash != hash
+                && decoding_error_of(&l.text, &pp.text) == Some(true)
+            {
+                // The stored revision was a mis-decoding of this content: correct it.
+                tx.execute(
+                    "UPDATE revisions SET hash = ?5, html = ?6, text = ?7, red = ?8, large = ?9
+                     WHERE forum = ?1 AND tid = ?2 AND pid = ?3 AND seq = ?4",
+                    params![
+                        forum,
+                        tid,
+                        i(pid),
+                        l.seq,
+                        hash,
+                        pp.html,
+                        pp.text,
+                        pp.red,
+                        pp.large
+                    ],
+                )?;
+                new_content = true;
             } else if l.locked || !l.any_readable || l.hash != hash {
                 insert_revision(tx, forum, tid, pid, l.seq + 1, pp, at, src)?;
                 new_content = true;
@@ -1082,19 +1210,27 @@ fn update_post(
     // Metadata: latest author/uid/lock state; the quote follows the latest content.
     let q = pp.quote.as_ref();
     let update_quote = new_content || (!ex.has_quote && q.is_some());
+    // A mis-decoded name is not a rename; an unknown time (0) is filled in when known.
+    let author = if decoding_error_of(&pp.author, &ex.author).is_some() {
+        ""
+    } else {
+        pp.author.as_str()
+    };
     let mut st = tx.prepare_cached(
         "UPDATE posts SET author = CASE WHEN ?4 = '' THEN author ELSE ?4 END,
-             uid = COALESCE(?5, uid), locked = ?6, last_seen = MAX(last_seen, ?7)
+             uid = COALESCE(?5, uid), locked = ?6, last_seen = MAX(last_seen, ?7),
+             time = CASE WHEN time = 0 THEN ?8 ELSE time END
          WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
     )?;
     st.execute(params![
         forum,
         tid,
         i(pid),
-        pp.author,
+        author,
         pp.uid.map(i),
         pp.locked.map(lock_str),
-        at
+        at,
+        pp.time
     ])?;
     if update_quote {
         tx.execute(

@@ -680,3 +680,120 @@ fn page_fingerprints_are_kept_per_page_and_kind_and_unchanged_fetches_are_logged
     );
     assert_eq!(s.posts(F, 7).unwrap(), posts_before, "posts untouched");
 }
+
+// ---------------------------------------------------------------- decoding errors (issue 11)
+
+/// UTF-8 bytes read as GB18030: what a page stored before the charset was judged from
+/// the bytes looked like.
+fn mojibake(s: &str) -> String {
+    encoding_rs::GB18030
+        .decode_without_bom_handling(s.as_bytes())
+        .0
+        .into_owned()
+}
+
+#[test]
+fn decoding_error_of_tells_mis_decodings_from_edits() {
+    let good = "投票对象：小红\n投票理由：发言有问题";
+    assert_eq!(decoding_error_of(&mojibake(good), good), Some(true));
+    assert_eq!(decoding_error_of(good, &mojibake(good)), None);
+    let (gbk, _, _) = encoding_rs::GBK.encode(good);
+    let lossy = String::from_utf8_lossy(&gbk).into_owned();
+    assert_eq!(decoding_error_of(&lossy, good), Some(true));
+    assert_eq!(
+        decoding_error_of("投票对象：小\u{fffd}", "投票对象：小红"),
+        Some(false)
+    );
+    // Real edits are edits.
+    assert_eq!(decoding_error_of("投票对象：小蓝", "投票对象：小红"), None);
+    assert_eq!(decoding_error_of("改票 \u{fffd}", "投票对象：小红"), None);
+    assert_eq!(decoding_error_of("vote A", "vote B"), None);
+    assert_eq!(decoding_error_of(good, good), None);
+}
+
+#[test]
+fn a_decoding_error_never_becomes_a_revision() {
+    let mut s = Store::open_in_memory().unwrap();
+    let good = "投票对象：小红";
+    // A correct fetch, then one decoded with the wrong charset: no edit.
+    s.store_page(
+        F,
+        &page(7, 1, 1, vec![pp(101, 1, "傻树", good)]),
+        &info(1, T0),
+    )
+    .unwrap();
+    let mut bad = pp(101, 1, &mojibake("傻树"), &mojibake(good));
+    bad.html = mojibake(&bad.html);
+    let ch = s
+        .store_page(F, &page(7, 1, 1, vec![bad]), &info(1, T0 + 60))
+        .unwrap();
+    assert!(ch.changed.is_empty(), "{ch:?}");
+    let p = s.post(F, 7, 101).unwrap().unwrap();
+    assert_eq!((p.revisions.len(), p.author.as_str()), (1, "傻树"));
+    assert_eq!(p.first().text, good);
+    let mut garbled = page(7, 1, 1, vec![pp(101, 1, "傻树", good)]);
+    garbled.title = mojibake(&garbled.title);
+    s.store_page(F, &garbled, &info(1, T0 + 120)).unwrap();
+    assert_eq!(s.thread(F, 7).unwrap().unwrap().title, "[075]第二日投票帖");
+}
+
+#[test]
+fn a_stored_mis_decoding_is_corrected_by_the_next_correct_fetch() {
+    // Regression: a UTF-8 save declaring gbk was stored as mojibake, and every later
+    // correct fetch recorded every post as edited, permanently.
+    let mut s = Store::open_in_memory().unwrap();
+    let good = "投票对象：小红";
+    s.store_page(
+        F,
+        &page(
+            7,
+            1,
+            1,
+            vec![pp(101, 1, &mojibake("傻树"), &mojibake(good))],
+        ),
+        &info(1, T0),
+    )
+    .unwrap();
+    s.store_page(
+        F,
+        &page(7, 1, 1, vec![pp(101, 1, "傻树", good)]),
+        &info(1, T0 + 60),
+    )
+    .unwrap();
+    let p = s.post(F, 7, 101).unwrap().unwrap();
+    assert_eq!(p.revisions.len(), 1, "{:?}", p.revisions);
+    assert_eq!((p.first().text.as_str(), p.author.as_str()), (good, "傻树"));
+    assert_eq!(
+        p.first().seen_at,
+        T0,
+        "first seen when the garbled copy came"
+    );
+    // And a real edit after that is still an edit.
+    s.store_page(
+        F,
+        &page(7, 1, 1, vec![pp(101, 1, "傻树", "投票对象：小蓝")]),
+        &info(1, T0 + 120),
+    )
+    .unwrap();
+    assert_eq!(s.post(F, 7, 101).unwrap().unwrap().revisions.len(), 2);
+}
+
+#[test]
+fn an_unknown_post_time_is_filled_in_by_a_later_page() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut p = pp(101, 1, "傻树", "投票对象：小红");
+    let known = p.time;
+    p.time = crate::discuz::UNKNOWN_TIME;
+    s.store_page(F, &page(7, 1, 1, vec![p.clone()]), &info(1, T0))
+        .unwrap();
+    assert_eq!(s.post(F, 7, 101).unwrap().unwrap().time, 0);
+    p.time = known;
+    s.store_page(F, &page(7, 1, 1, vec![p.clone()]), &info(1, T0 + 60))
+        .unwrap();
+    assert_eq!(s.post(F, 7, 101).unwrap().unwrap().time, known);
+    // A known time is never replaced.
+    p.time = known + 3600;
+    s.store_page(F, &page(7, 1, 1, vec![p]), &info(1, T0 + 120))
+        .unwrap();
+    assert_eq!(s.post(F, 7, 101).unwrap().unwrap().time, known);
+}
