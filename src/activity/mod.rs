@@ -217,6 +217,9 @@ pub struct AccelDecision {
     pub day: u32,
     /// The day runs accelerated: no 改票, no 潜水 penalties.
     pub accelerated: bool,
+    /// The moment 加速 took effect: the request that reached the threshold, or the
+    /// director's `accelerate` event's `at` (default: 开门). `None` if not accelerated.
+    pub since: Option<Timestamp>,
     /// A 延时 was granted (it cancels acceleration).
     pub delayed: bool,
     /// Every request seen, counted or not.
@@ -309,6 +312,7 @@ fn decide_acceleration(
     let mut explanation = String::new();
     let mut accelerated = false;
     let mut delayed = false;
+    let mut since: Option<Timestamp> = None;
     if let Some(a) = &rules.acceleration {
         let dl = w.closes - i64::from(a.deadline_hours) * 3600;
         deadline = Some(dl);
@@ -321,6 +325,10 @@ fn decide_acceleration(
         let mut posts: Vec<&Post> = process_posts.iter().collect();
         posts.sort_by_key(|p| (p.time, p.floor, p.pid));
         let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+        // Replayed in time order: each player's latest request so far, and when 加速 (and
+        // not 延时) last came to hold.
+        let mut latest: BTreeMap<&str, RequestKind> = BTreeMap::new();
+        let mut holding_since: Option<Timestamp> = None;
         for p in posts {
             let Some(kind) = parse_request(&p.first().text) else {
                 continue;
@@ -341,6 +349,22 @@ fn decide_acceleration(
             }
             let counted = reason.is_none();
             if counted {
+                latest.insert(p.author.as_str(), kind);
+                let acc = latest
+                    .values()
+                    .filter(|k| **k == RequestKind::Accelerate)
+                    .count();
+                let del = latest
+                    .values()
+                    .filter(|k| **k == RequestKind::Delay)
+                    .count();
+                let holds = a.threshold.reached(acc, living)
+                    && !(a.delay && a.threshold.reached(del, living));
+                holding_since = match (holds, holding_since) {
+                    (true, None) => Some(p.time),
+                    (true, s) => s,
+                    (false, _) => None,
+                };
                 // The player's latest request replaces earlier ones.
                 if let Some(prev) = last.insert(p.author.as_str(), requests.len()) {
                     let r: &mut AccelRequest = &mut requests[prev];
@@ -369,6 +393,7 @@ fn decide_acceleration(
         let delay_ok = a.delay && a.threshold.reached(delay_count, living);
         delayed = delay_ok;
         accelerated = acc_ok && !delay_ok;
+        since = if accelerated { holding_since } else { None };
         let need = match a.threshold {
             crate::rules::activity::Threshold::Half => "大于等于存活人数的一半",
             crate::rules::activity::Threshold::Majority => "过半数",
@@ -385,34 +410,46 @@ fn decide_acceleration(
             },
             need
         );
-        explanation.push_str(match (acc_ok, delay_ok) {
-            (true, true) => "：加速与延时均达到人数，延时成功，不再视为执行加速",
-            (true, false) => "：加速成功",
-            (false, true) => "：延时成功",
-            (false, false) => "：未执行加速",
+        explanation.push_str(&match (acc_ok, delay_ok) {
+            (true, true) => "：加速与延时均达到人数，延时成功，不再视为执行加速".to_string(),
+            (true, false) => match since {
+                Some(t) => format!(
+                    "：加速成功，自 {} 起执行加速（达到人数的申请）",
+                    cfg.fmt_time(t)
+                ),
+                None => "：加速成功".to_string(),
+            },
+            (false, true) => "：延时成功".to_string(),
+            (false, false) => "：未执行加速".to_string(),
         });
     }
     let mut overridden = false;
     for e in &cfg.events {
         match e {
-            Event::Accelerate { day } if *day == w.number => {
+            Event::Accelerate { day, at } if *day == w.number => {
                 overridden = true;
                 accelerated = true;
                 delayed = false;
+                since = Some(at.map(|t| cfg.ts(t)).unwrap_or(w.opens));
             }
-            Event::Delay { day } if *day == w.number => {
+            Event::Delay { day, .. } if *day == w.number => {
                 overridden = true;
                 accelerated = false;
                 delayed = true;
+                since = None;
             }
             _ => {}
         }
     }
+    // Taking effect after 关门 does not make the day an accelerated one.
+    if since.is_some_and(|s| s >= w.closes) {
+        accelerated = false;
+    }
     if overridden {
-        let what = if accelerated {
-            "执行加速"
-        } else {
-            "延时"
+        let what = match since {
+            Some(s) if accelerated => format!("自 {} 起执行加速", cfg.fmt_time(s)),
+            Some(s) => format!("加速时间 {} 晚于关门，本日不视为执行加速", cfg.fmt_time(s)),
+            None => "延时".into(),
         };
         if explanation.is_empty() {
             explanation = format!("导演裁定：{what}");
@@ -425,6 +462,7 @@ fn decide_acceleration(
     AccelDecision {
         day: w.number,
         accelerated,
+        since: if accelerated { since } else { None },
         delayed,
         requests,
         accelerate_count,

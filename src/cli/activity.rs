@@ -62,30 +62,28 @@ fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
             .and_then(|t| l.posts.get(&t))
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        let accelerated = d
+        let process: &[Post] = d
             .process
             .and_then(|t| l.posts.get(&t))
-            .map(|p| {
-                activity::acceleration(&l.cfg, &l.rules.activity, &l.roster, d.number, p)
-                    .map(|a| a.accelerated)
-                    .unwrap_or(false)
-            })
-            .unwrap_or(false);
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let (since, _) = super::tally::acceleration(&l.cfg, &l.rules, d.number, process);
         out.insert(
             d.number,
-            ballots_that_count(l, d.number, posts, w.closes, accelerated),
+            ballots_that_count(l, d.number, posts, w.closes, since),
         );
     }
     out
 }
 
-/// The players whose ballot counts in the tally (`valid`), judged as of 关门.
+/// The players who voted: a ballot that counted when it was cast (a voter whose target went
+/// out later did vote), judged until the day's `vote_closes`.
 fn ballots_that_count(
     l: &Loaded,
     day: u32,
     posts: &[Post],
     closes: crate::model::Timestamp,
-    accelerated: bool,
+    accelerated_since: Option<crate::model::Timestamp>,
 ) -> BTreeSet<String> {
     let t = crate::votes::tally(&crate::votes::TallyInput {
         day,
@@ -95,12 +93,13 @@ fn ballots_that_count(
         roster: &l.roster,
         posts,
         closes: Some(closes),
+        vote_closes: l.cfg.vote_closes(day),
         as_of: None,
-        accelerated,
+        accelerated_since,
     });
     t.ballots
         .into_iter()
-        .filter(|b| b.valid)
+        .filter(|b| b.accepted)
         .map(|b| b.voter)
         .collect()
 }
