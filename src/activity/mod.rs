@@ -169,9 +169,12 @@ fn proposal_for(cfg: &Config, rules: &ActivityRules, day: u32) -> String {
     let days = propose_schedule(rules, first_open, day - n);
     match days.last() {
         Some(p) => format!(
-            "opens = \"{}\", closes = \"{}\"",
+            "opens = \"{}\", closes = \"{}\"{}",
             p.opens.format("%Y-%m-%d %H:%M"),
-            p.closes.format("%Y-%m-%d %H:%M")
+            p.closes.format("%Y-%m-%d %H:%M"),
+            p.vote_closes
+                .map(|v| format!(", vote_closes = \"{}\"", v.format("%Y-%m-%d %H:%M")))
+                .unwrap_or_default()
         ),
         None => "nothing".into(),
     }
@@ -696,11 +699,48 @@ pub fn has_ballot_reason(text: &str) -> bool {
 
 /// The activity report for `day`.
 pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
+    // 灵族杀: a red card puts the player in 挂机, not out (「一名角色是否处于挂机状态与其是否存活
+    // 没有关系」): read the roster without those outs, and remember when each card came.
+    let carded_roster;
+    let mut carded: HashMap<String, Timestamp> = HashMap::new();
+    let g = &match &g.rules.red_card_status {
+        Some(_) => {
+            let mut r = g.roster.clone();
+            r.facts.retain(|(at, f)| match f {
+                Fact::Out { player, cause } if cause == "red-card" => {
+                    carded.entry(player.clone()).or_insert(*at);
+                    false
+                }
+                _ => true,
+            });
+            carded_roster = r;
+            Game {
+                roster: &carded_roster,
+                ..*g
+            }
+        }
+        None => *g,
+    };
     let w = day_window(g.cfg, g.rules, day)?;
     let accel = g.accel_for(&w);
     let counts = g.count(&w);
     let no_votes = BTreeSet::new();
-    let voted = g.voted.get(&day).unwrap_or(&no_votes);
+    let mut replied = g.voted.get(&day).cloned().unwrap_or_default();
+    let voted = if g.rules.no_vote_means_no_reply {
+        // 「讨论结束时，未回复投票帖者将被判罚黄牌」: a ballot, or any reply in the 投票帖 by the
+        // end of voting.
+        let until = g.cfg.vote_closes(day).unwrap_or(w.closes);
+        if let Some(tid) = w.vote {
+            for p in g.thread_posts(tid) {
+                if p.time >= w.opens && p.time <= until {
+                    replied.insert(p.author.clone());
+                }
+            }
+        }
+        &replied
+    } else {
+        g.voted.get(&day).unwrap_or(&no_votes)
+    };
     let dirs = g.directors();
     let seat_of: HashMap<&str, (Option<u32>, Option<u64>)> = g
         .cfg
@@ -768,7 +808,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
         let (seat, uid) = seat_of.get(name).copied().unwrap_or((None, None));
         let posts = counts.posts.get(name).copied().unwrap_or(0);
         let deleted = counts.deleted.get(name).copied().unwrap_or(0);
-        let judged = g.judged(presence);
+        let mut judged = g.judged(presence);
         let mut note = None;
         if presence == Presence::Partial {
             let how = if judged {
@@ -778,6 +818,33 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
             };
             note = Some(format!("{}；{how}", partial_story(g, name, &w)));
         }
+        // 挂机: 「不能继续参与讨论、投票」, so neither 潜水 nor 未投票 is judged.
+        let statuses = g.roster.statuses_on(name, day);
+        let afk = g
+            .rules
+            .exempt_statuses
+            .iter()
+            .find(|s| statuses.contains(&s.as_str()))
+            .map(|s| format!("第{day}天处于【{s}】状态"))
+            .or_else(|| {
+                let st = g.rules.red_card_status.as_ref()?;
+                let at = carded.get(name).filter(|at| **at < w.closes)?;
+                Some(format!(
+                    "{} 被红牌罚下，自动进入【{st}】状态",
+                    g.cfg.fmt_time(*at)
+                ))
+            });
+        if let Some(why) = afk {
+            judged = false;
+            note = Some(format!(
+                "{why}：不能继续参与讨论、投票，不判发言不足/未投票（发言照常计数）"
+            ));
+        }
+        let taciturn_today = g
+            .rules
+            .taciturn
+            .as_ref()
+            .is_some_and(|t| statuses.contains(&t.status.as_str()));
         let mut violations = Vec::new();
         if judged && !accel.accelerated {
             if let Some(c) = &g.rules.few_posts
@@ -791,8 +858,10 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                     evidence: vec![],
                 });
             }
+            // A 寡言 day (at most 5 posts) cannot be one of 「连续三个…讨论日发言均不足十帖」.
             if let Some(s) = &g.rules.three_days_few_posts
                 && posts < s.min_posts
+                && !taciturn_today
             {
                 // Length of the run of qualifying days ending today.
                 let mut run = 1u32;
@@ -803,7 +872,12 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                         break;
                     }
                     let pp = c.posts.get(name).copied().unwrap_or(0);
-                    if !g.judged(g.presence(name, pw)) || pp >= s.min_posts {
+                    let taciturn_then = g.rules.taciturn.as_ref().is_some_and(|t| {
+                        g.roster
+                            .statuses_on(name, pw.number)
+                            .contains(&t.status.as_str())
+                    });
+                    if !g.judged(g.presence(name, pw)) || pp >= s.min_posts || taciturn_then {
                         break;
                     }
                     run += 1;
@@ -837,7 +911,11 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                 violations.push(Violation {
                     rule: Rule::NoVote,
                     card: c.card,
-                    detail: format!("第{day}天未在投票帖投出有效票"),
+                    detail: if g.rules.no_vote_means_no_reply {
+                        format!("第{day}天讨论结束时未回复投票帖")
+                    } else {
+                        format!("第{day}天未在投票帖投票")
+                    },
                     clause: c.clause.clone(),
                     evidence: vec![],
                 });
@@ -897,7 +975,11 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
     )];
     if accel.accelerated {
         notes.push(format!(
-            "本日执行加速，发言不足与未投票不判罚：{}",
+            "本日{}执行加速，发言不足与未投票不判罚：{}",
+            accel
+                .since
+                .map(|t| format!("自 {} 起", g.cfg.fmt_time(t)))
+                .unwrap_or_default(),
             g.rules
                 .acceleration
                 .as_ref()
