@@ -184,6 +184,9 @@ pub enum WeightRule {
         add: f64,
         #[serde(default)]
         off_statuses: Vec<String>,
+        /// The sentence that switches the skill off (cited when it does).
+        #[serde(default)]
+        off_clause: String,
         clause: String,
     },
     /// A voter counts `add` more per `status` held on the day (stackable: one `status`

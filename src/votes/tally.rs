@@ -413,7 +413,9 @@ pub fn tally(inp: &TallyInput) -> Tally {
     let non_voters = cx
         .alive_end()
         .into_iter()
-        .filter(|p| !cx.cfg.is_director(p) && !voted.contains(p))
+        .filter(|p| {
+            !cx.cfg.is_director(p) && !voted.contains(p) && cx.carded_at(p, cx.t_end).is_none()
+        })
         .map(str::to_string)
         .collect();
     let mut readings: Vec<String> = inp.readings.to_vec();

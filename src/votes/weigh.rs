@@ -97,6 +97,7 @@ pub(super) fn weigh(cx: &Ctx, out: &mut [Ballot], counted: &[usize], notes: &mut
                     roles,
                     add,
                     off_statuses,
+                    off_clause,
                     ..
                 } => {
                     if !vrole.as_ref().is_some_and(|r| roles.contains(r)) {
@@ -116,8 +117,13 @@ pub(super) fn weigh(cx: &Ctx, out: &mut [Ballot], counted: &[usize], notes: &mut
                         continue;
                     }
                     if let Some(s) = off_statuses.iter().find(|s| vstat.contains(&s.as_str())) {
+                        let why = if off_clause.is_empty() {
+                            cl
+                        } else {
+                            off_clause
+                        };
                         wn.push(format!(
-                            "【{s}】：失去[强制]技能，{}投同一对象的加票不生效 「{cl}」",
+                            "【{s}】：失去[强制]技能，{}投同一对象的加票不生效 「{why}」",
                             roles.join("/")
                         ));
                         continue;
