@@ -71,6 +71,8 @@ struct ScPost {
 #[serde(deny_unknown_fields)]
 struct Expect {
     accelerated: Option<bool>,
+    /// When 加速 took effect (`YYYY-MM-DD HH:MM:SS`), or "" for not accelerated.
+    accelerated_since: Option<String>,
     delayed: Option<bool>,
     overridden_by_director: Option<bool>,
     accelerate_requests: Option<usize>,
@@ -229,6 +231,11 @@ fn run(file: &Path) -> Result<(), String> {
         "accelerated",
         ex.accelerated.map(|b| b.to_string()),
         r.accel.accelerated.to_string(),
+    );
+    chk(
+        "accelerated_since",
+        ex.accelerated_since.clone(),
+        r.accel.since.map(|t| cfg.fmt_time(t)).unwrap_or_default(),
     );
     chk(
         "delayed",
