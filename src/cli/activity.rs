@@ -77,7 +77,8 @@ fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
 }
 
 /// The players who voted: a ballot that counted when it was cast (a voter whose target went
-/// out later did vote), judged until the day's `vote_closes`.
+/// out later did vote), judged until the day's `vote_closes`; a ballot voided by a secret
+/// status counts as cast, or the public activity report would announce the secret.
 fn ballots_that_count(
     l: &Loaded,
     day: u32,
@@ -99,7 +100,9 @@ fn ballots_that_count(
     });
     t.ballots
         .into_iter()
-        .filter(|b| b.accepted)
+        // A ballot voided by a secret status (<镇压>) is a vote as far as anyone else knows:
+        // 「该技能发动后导演不会公告」.
+        .filter(|b| b.accepted || b.secret)
         .map(|b| b.voter)
         .collect()
 }
