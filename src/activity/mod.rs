@@ -1103,7 +1103,7 @@ fn taciturn(
                 rule: Rule::TaciturnReason,
                 card: t.card,
                 detail: format!(
-                    "[{}] 投票帖{}写了投票理由",
+                    "[{}] 投票帖{}写了投票理由（寡言违规，由导演判定；投票对象明确，该票照常计入）",
                     t.status,
                     p.floor.map(|f| format!(" {f} 楼")).unwrap_or_default()
                 ),
