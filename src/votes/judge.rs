@@ -136,7 +136,11 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
                 format!(
                     "代投时间 {}：{}前{}内（{} {}）不接受代投",
                     cfg.fmt_time(t),
-                    if cx.vote_window { "投票截止" } else { "关门" },
+                    if cx.vote_window {
+                        "投票截止"
+                    } else {
+                        "关门"
+                    },
                     minutes_zh(rules.proxy_cutoff_minutes),
                     if cx.vote_window { "截止" } else { "关门" },
                     cfg.fmt_time(closes)
