@@ -348,7 +348,7 @@ pub(super) fn still_counting(cx: &Ctx, out: &mut [Ballot]) -> Vec<usize> {
     }
     let mut idx: Vec<usize> = current.into_values().collect();
     idx.sort_unstable();
-    let t_end = cx.t_end;
+    let t_end = cx.t_state;
     let mut counted = Vec::new();
     for c in idx {
         let b = &mut out[c];

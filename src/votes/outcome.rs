@@ -179,7 +179,7 @@ fn first_to_reach(
 
 fn tie_break(cx: &Ctx, out: &[Ballot], counted: &[usize], tops: &[String], top: Weight) -> Outcome {
     let rules = cx.rules;
-    let t_end = cx.t_end;
+    let t_end = cx.t_state;
     let sheriff = cx.sheriff_at(t_end);
     let tie = format!("{} 平票（{top}票）", tops.join("、"));
     for tb in &rules.tie_breaks {

@@ -222,6 +222,10 @@ pub(super) struct Ctx<'a> {
     pub vote_window: bool,
     /// The moment the tally describes: the deadline, or earlier with `--at`.
     pub t_end: Timestamp,
+    /// The game's state the ballots are counted in: as of `t_end`, but never with what
+    /// happens at the deadline itself (the day's own 放逐, recorded at 关门, must not void
+    /// the ballot of the player it sends out, nor those cast for them).
+    pub t_state: Timestamp,
     pub accelerated_since: Option<Timestamp>,
     pub directors: HashSet<&'a str>,
     pub players: HashSet<&'a str>,
@@ -303,6 +307,7 @@ impl<'a> Ctx<'a> {
             has_deadline: deadline_opt.is_some(),
             vote_window: inp.vote_closes.is_some_and(|v| inp.closes != Some(v)),
             t_end: as_of.min(deadline),
+            t_state: as_of.min(deadline.saturating_sub(1)),
             accelerated_since: inp.accelerated_since,
             directors: cfg.game.directors.iter().map(String::as_str).collect(),
             players: roster.players.iter().map(String::as_str).collect(),
@@ -377,13 +382,13 @@ impl<'a> Ctx<'a> {
         self.accelerated_since.is_some_and(|s| t >= s)
     }
 
-    /// Players in the game at the tally's moment, in config order.
+    /// Players in the game in the tally's state (`t_state`), in config order.
     pub fn alive_end(&self) -> Vec<&'a str> {
         self.roster
             .players
             .iter()
             .map(String::as_str)
-            .filter(|p| self.alive_at(p, self.t_end))
+            .filter(|p| self.alive_at(p, self.t_state))
             .collect()
     }
 }
@@ -414,7 +419,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         .alive_end()
         .into_iter()
         .filter(|p| {
-            !cx.cfg.is_director(p) && !voted.contains(p) && cx.carded_at(p, cx.t_end).is_none()
+            !cx.cfg.is_director(p) && !voted.contains(p) && cx.carded_at(p, cx.t_state).is_none()
         })
         .map(str::to_string)
         .collect();

@@ -12,7 +12,7 @@ use crate::rules::vote::{Weight, WeightRule};
 pub(super) fn weigh(cx: &Ctx, out: &mut [Ballot], counted: &[usize], notes: &mut Vec<String>) {
     let rules = cx.rules;
     let day = cx.day;
-    let t_end = cx.t_end;
+    let t_end = cx.t_state;
     let alive_end = cx.alive_end();
     let roles_end: HashMap<&str, Option<String>> = cx
         .roster
@@ -218,7 +218,7 @@ pub(super) fn ignored_declarations(cx: &Ctx, notes: &mut Vec<String>) {
         if let Event::VoteWeight { day: d, player, .. } = e
             && *d == cx.day
         {
-            let role = cx.role_of(player, cx.t_end);
+            let role = cx.role_of(player, cx.t_state);
             let declared_role = cx.rules.weights.iter().any(|w| {
                 matches!(w, WeightRule::Declared { role: r, .. } if role.as_deref() == Some(r.as_str()))
             });
