@@ -50,59 +50,57 @@ fn load(a: &DayArgs) -> Result<Loaded, CliError> {
     })
 }
 
-/// Players with a ballot that counts on `day` (only that day's 未投票 is judged).
+/// Players who voted on `day` (only that day's 未投票 is judged).
 fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
+    voted_by_tally(&l.cfg, &l.rules, &l.roster, &l.posts, day)
+}
+
+/// Who voted on `day`, as `bansha activity` judges it, from the day's tally (its 投票帖 posts,
+/// with 加速 from its moment, judged until `vote_closes`): a ballot that counted when it was
+/// cast (a voter whose target went out later did vote); a ballot voided by a secret status
+/// (<镇压>) counts as cast, or the public activity report would announce the secret. `posts`
+/// holds each thread's posts by tid. Public so the activity scenarios run exactly this path.
+pub fn voted_by_tally(
+    cfg: &Config,
+    rules: &RuleSet,
+    roster: &Roster,
+    posts: &HashMap<u64, Vec<Post>>,
+    day: u32,
+) -> BTreeMap<u32, BTreeSet<String>> {
     let mut out = BTreeMap::new();
-    for d in l.cfg.days.iter().filter(|d| d.number == day) {
-        let Ok(w) = activity::day_window(&l.cfg, &l.rules.activity, d.number) else {
+    for d in cfg.days.iter().filter(|d| d.number == day) {
+        let Ok(w) = activity::day_window(cfg, &rules.activity, d.number) else {
             continue;
         };
-        let posts: &[Post] = d
-            .vote
-            .and_then(|t| l.posts.get(&t))
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let accelerated = d
-            .process
-            .and_then(|t| l.posts.get(&t))
-            .map(|p| {
-                activity::acceleration(&l.cfg, &l.rules.activity, &l.roster, d.number, p)
-                    .map(|a| a.accelerated)
-                    .unwrap_or(false)
-            })
-            .unwrap_or(false);
+        let thread = |tid: Option<u64>| -> &[Post] {
+            tid.and_then(|t| posts.get(&t))
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        let (accelerated_since, _) =
+            super::tally::acceleration(cfg, rules, d.number, thread(d.process));
+        let t = crate::votes::tally(&crate::votes::TallyInput {
+            day: d.number,
+            rules: &rules.vote,
+            readings: &rules.meta.readings,
+            config: cfg,
+            roster,
+            posts: thread(d.vote),
+            closes: Some(w.closes),
+            vote_closes: cfg.vote_closes(d.number),
+            as_of: None,
+            accelerated_since,
+        });
         out.insert(
             d.number,
-            ballots_that_count(l, d.number, posts, w.closes, accelerated),
+            t.ballots
+                .into_iter()
+                .filter(|b| b.accepted || b.secret)
+                .map(|b| b.voter)
+                .collect(),
         );
     }
     out
-}
-
-/// The players whose ballot counts in the tally (`valid`), judged as of 关门.
-fn ballots_that_count(
-    l: &Loaded,
-    day: u32,
-    posts: &[Post],
-    closes: crate::model::Timestamp,
-    accelerated: bool,
-) -> BTreeSet<String> {
-    let t = crate::votes::tally(&crate::votes::TallyInput {
-        day,
-        rules: &l.rules.vote,
-        readings: &l.rules.meta.readings,
-        config: &l.cfg,
-        roster: &l.roster,
-        posts,
-        closes: Some(closes),
-        as_of: None,
-        accelerated,
-    });
-    t.ballots
-        .into_iter()
-        .filter(|b| b.valid)
-        .map(|b| b.voter)
-        .collect()
 }
 
 pub fn run_activity(a: &DayArgs) -> CliResult {
