@@ -440,7 +440,7 @@ pub(crate) fn on_out(
             let candidates: Vec<String> = cx.st.alive().map(|p| p.name.clone()).collect();
             let target = if random_on.iter().any(|c| c == cause) {
                 let t = cx.rng.pick_n(&candidates, 1).pop();
-                cx.draws.push(format!(
+                cx.draw(format!(
                     "{name} 因{cause}出局，<{skill}>对象随机：{}",
                     t.clone().unwrap_or_else(|| "无".into())
                 ));
@@ -449,7 +449,7 @@ pub(crate) fn on_out(
                 match cx.answer(name, skill) {
                     Some(a) if a.wants_random() => {
                         let t = cx.rng.pick_n(&candidates, 1).pop();
-                        cx.draws.push(format!(
+                        cx.draw(format!(
                             "{name} <{skill}> 随机决定：{}",
                             t.clone().unwrap_or_default()
                         ));
@@ -592,6 +592,31 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
             } else {
                 let names: Vec<&str> = cx.deaths.iter().map(|d| d.player.as_str()).collect();
                 v.push(format!("昨夜出局：{}", names.join("、")));
+            }
+        }
+    }
+    if let Some(lw) = &cx.rules.last_words {
+        let with: Vec<&str> = cx
+            .deaths
+            .iter()
+            .filter(|d| {
+                let order = cx
+                    .st
+                    .player(&d.player)
+                    .and_then(|p| p.out.as_ref())
+                    .map_or(0, |o| o.order);
+                order <= lw.count && !lw.not_causes.contains(&d.cause)
+            })
+            .map(|d| d.player.as_str())
+            .collect();
+        if !with.is_empty() {
+            v.push(format!("有遗言：{}", with.join("、")));
+        }
+    }
+    if cx.input.moment.phase == Phase::Day {
+        for l in &cx.log {
+            if l.text.contains("警长移交给") {
+                v.push(l.text.clone());
             }
         }
     }

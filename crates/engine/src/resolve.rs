@@ -159,6 +159,9 @@ pub struct PhaseInput {
     /// For day 1 (or any election): who became 警长.
     #[serde(default)]
     pub sheriff: Option<String>,
+    /// For a day: camps the director rules defeated (投降; 红牌 判负), applied first.
+    #[serde(default)]
+    pub lose: Vec<String>,
     pub seed: u64,
     /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
     /// facts the director recorded by hand).
@@ -184,6 +187,7 @@ impl PhaseInput {
             actions,
             outs: Vec::new(),
             sheriff: None,
+            lose: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
         }
@@ -203,6 +207,7 @@ impl PhaseInput {
             actions: answers,
             outs,
             sheriff,
+            lose: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
         }
@@ -331,6 +336,17 @@ impl<'a> Ctx<'a> {
 
     fn run_day(&mut self) -> Flow {
         self.step = "day".into();
+        for camp in self.input.lose.clone() {
+            if !self.st.camps_lost.contains(&camp) {
+                self.st.camps_lost.push(camp.clone());
+                self.camps_lost.push(camp.clone());
+                self.note(
+                    format!("导演判定 {camp} 判负"),
+                    "某阵营满足其判负条件之一时，该阵营优先判负。",
+                );
+                effects::camp_lost(self, &camp);
+            }
+        }
         if let Some(s) = &self.input.sheriff {
             self.st.sheriff = Some(s.clone());
             self.tell(s, "你成为警长。");
@@ -529,6 +545,12 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// Record a random draw (kept with the result and in the notes).
+    pub fn draw(&mut self, text: String) {
+        self.note(format!("随机：{text}"), "");
+        self.draws.push(text);
+    }
+
     pub fn skill_clause(&self, skill: &str) -> String {
         self.rules
             .skill(skill)
@@ -551,10 +573,14 @@ impl<'a> Ctx<'a> {
             self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
             return Ok(());
         }
+        self.st.outs += 1;
+        let order = self.st.outs;
+        let p = self.st.player_mut(name).expect("exists");
         p.out = Some(Out {
             at: self.input.moment,
             cause: cause.to_string(),
             causes: vec![cause.to_string()],
+            order,
         });
         self.deaths.push(Death {
             player: name.to_string(),

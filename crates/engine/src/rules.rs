@@ -51,6 +51,19 @@ pub struct EngineRules {
     /// The morning 公示: the clause the bbcode format follows.
     #[serde(default)]
     pub announce_clause: String,
+    /// Who may leave 遗言 (last words).
+    #[serde(default)]
+    pub last_words: Option<LastWords>,
+}
+
+/// 遗言: the first `count` players out may leave last words, except by `not_causes`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LastWords {
+    pub count: u32,
+    #[serde(default)]
+    pub not_causes: Vec<String>,
+    pub clause: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -269,6 +282,19 @@ pub enum Effect {
         causes: Vec<String>,
         roles: Vec<String>,
     },
+}
+
+impl Effect {
+    /// Fires when its holder goes out (whatever the skill's timing says).
+    pub fn on_out(&self) -> bool {
+        matches!(
+            self,
+            Effect::Shoot { .. }
+                | Effect::PassBadge { .. }
+                | Effect::DieWithLink { .. }
+                | Effect::StripOnOut { .. }
+        )
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

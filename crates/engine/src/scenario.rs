@@ -71,6 +71,9 @@ pub struct ScPhase {
     /// Day: elected 警长.
     #[serde(default)]
     pub sheriff: Option<String>,
+    /// Day: camps the director rules defeated (投降, 红牌 判负).
+    #[serde(default)]
+    pub lose: Vec<String>,
     #[serde(default)]
     pub expect: Expect,
 }
@@ -188,7 +191,9 @@ impl Scenario {
                 },
                 cause: c.into(),
                 causes: vec![c.into()],
+                order: 0,
             });
+            st.outs += 1;
         }
         Ok(st)
     }

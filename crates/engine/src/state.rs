@@ -41,6 +41,9 @@ pub struct Out {
     /// The first cause; `causes` keeps every cause that hit the player (they die once).
     pub cause: String,
     pub causes: Vec<String>,
+    /// 1-based order of going out in the whole game (for 遗言 rights).
+    #[serde(default)]
+    pub order: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,6 +122,9 @@ pub struct GameState {
     pub winner: Option<Vec<String>>,
     /// The last night resolved (0 = 开局), if any.
     pub last_night: Option<u32>,
+    /// How many players have gone out so far.
+    #[serde(default)]
+    pub outs: u32,
 }
 
 /// A problem building the initial state from the roster.
@@ -178,6 +184,7 @@ impl GameState {
             camps_lost: Vec::new(),
             winner: None,
             last_night: None,
+            outs: 0,
         })
     }
 
@@ -242,13 +249,14 @@ impl GameState {
             .held_skills(rules, name)
             .into_iter()
             .filter(|s| {
-                rules.skill(s).is_some_and(|d| d.timing == Timing::OnOut)
-                    && self.player(name).is_none_or(|p| {
-                        // dealt/granted skills must still have uses; link/badge skills always fire
-                        p.skills
-                            .get(s)
-                            .is_none_or(|st| !st.lost && st.uses_left != Some(0))
-                    })
+                rules.skill(s).is_some_and(|d| {
+                    d.timing == Timing::OnOut || d.effects.iter().any(|e| e.on_out())
+                }) && self.player(name).is_none_or(|p| {
+                    // dealt/granted skills must still have uses; link/badge skills always fire
+                    p.skills
+                        .get(s)
+                        .is_none_or(|st| !st.lost && st.uses_left != Some(0))
+                })
             })
             .collect();
         let pos = |s: &String| {

@@ -39,6 +39,15 @@ pub(crate) fn validate(
                 _ => {}
             }
         }
+        for c in &input.lose {
+            if rules.camp_index(c).is_none() {
+                out.push(Invalid {
+                    index: 0,
+                    action: format!("{c} 判负"),
+                    reason: format!("规则中没有阵营 {c}"),
+                });
+            }
+        }
         if let Some(s) = &input.sheriff
             && st.player(s).is_none_or(|p| !p.alive())
         {
