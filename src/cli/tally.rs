@@ -5,7 +5,6 @@ use super::*;
 use crate::config::{Config, Event};
 use crate::model::{Post, Timestamp};
 use crate::report::Format;
-use crate::roster::Roster;
 use crate::rules::RuleSet;
 use crate::time::{Clock, SystemClock};
 use crate::votes::{self, Tally, TallyInput};
@@ -31,6 +30,9 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let (accel, note) = acceleration(&cfg, &rules, a.day, &process);
     let mut t = tally_day(&cfg, &rules, a.day, &posts, as_of, accel)?;
     t.notes.extend(note);
+    if a.confirm {
+        return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
+    }
     print!("{}", render(&cfg, &t, a.format.format));
     Ok(())
 }
@@ -72,7 +74,7 @@ pub fn acceleration(
     day: u32,
     process_posts: &[Post],
 ) -> (Option<Timestamp>, Option<String>) {
-    let roster = Roster::from_config(cfg);
+    let roster = crate::night::roster_with_timeline(cfg);
     match crate::activity::acceleration(cfg, &rules.activity, &roster, day, process_posts) {
         Ok(d) => (d.since, None),
         Err(e) => (
@@ -120,7 +122,7 @@ pub fn tally_day(
             cfg.path.display()
         ))
     })?;
-    let roster = Roster::from_config(cfg);
+    let roster = crate::night::roster_with_timeline(cfg);
     Ok(votes::tally(&TallyInput {
         day,
         rules: &rules.vote,

@@ -19,6 +19,9 @@ pub struct RuleSet {
     pub meta: Meta,
     pub vote: vote::VoteRules,
     pub activity: activity::ActivityRules,
+    /// `[engine]`: roles, skills, night order, settlement, win/loss (bansha-engine).
+    #[serde(default)]
+    pub engine: Option<bansha_engine::EngineRules>,
     #[serde(skip)]
     pub path: PathBuf,
 }
@@ -56,6 +59,11 @@ impl RuleSet {
         }
         self.vote.validate(&self.path, errs);
         self.activity.validate(&self.path, errs);
+        if let Some(e) = &self.engine {
+            for (key, msg) in e.validate() {
+                errs.push(FileError::new(&self.path, key, msg));
+            }
+        }
     }
 }
 

@@ -26,6 +26,7 @@
 mod paging;
 mod quote;
 mod schema;
+mod timeline;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -40,6 +41,7 @@ use crate::model::{
 
 pub use paging::{ForumState, PollState};
 pub use quote::resolve_quotes;
+pub use timeline::StoredPhase;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

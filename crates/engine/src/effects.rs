@@ -1,0 +1,639 @@
+//! The built-in behaviours, one function per `Effect` kind, shared by every rule set.
+//! Nothing here names a role or a rule set: every name comes from the rule file.
+
+use crate::action::Action;
+use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop};
+use crate::rules::{Effect, SkillDef, Step};
+use crate::state::{Link, Phase, SkillState};
+
+/// Apply a submitted (validated) action: spend a use, lose what using it loses, run its
+/// effects as marks.
+pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+    if let Some(p) = cx.st.player_mut(&a.actor) {
+        if let Some(s) = p.skills.get_mut(&a.skill)
+            && let Some(u) = &mut s.uses_left
+        {
+            *u = u.saturating_sub(1);
+        }
+        for l in &def.on_use_lose {
+            if let Some(s) = p.skills.get_mut(l) {
+                s.lost = true;
+            }
+        }
+    }
+    if def.team {
+        // the whole team's use of the skill this night
+        let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+        cx.note(
+            format!(
+                "{}（{}）<{}>：{}",
+                camp.unwrap_or_default(),
+                a.actor,
+                a.skill,
+                targets_text(&a.targets)
+            ),
+            &def.clause,
+        );
+    } else if def.effects.iter().any(|e| !matches!(e, Effect::SeeKills)) {
+        cx.note(format!("{a}"), &def.clause);
+    }
+    if !def.on_use_lose.is_empty() {
+        cx.note(
+            format!(
+                "{} 发动<{}>，失去<{}>",
+                a.actor,
+                a.skill,
+                def.on_use_lose.join("><")
+            ),
+            &def.clause,
+        );
+    }
+    for eff in &def.effects {
+        match eff {
+            Effect::Kill { cause } => {
+                for t in &a.targets {
+                    let cause = cause.clone().unwrap_or_else(|| "指杀".into());
+                    cx.attacks.push(Attack {
+                        target: t.clone(),
+                        actor: a.actor.clone(),
+                        skill: a.skill.clone(),
+                        step: cx.step.clone(),
+                        cause,
+                    });
+                }
+            }
+            Effect::Protect { .. } => mark(&mut cx.protects, a),
+            Effect::Save => mark(&mut cx.saves, a),
+            Effect::Poison => mark(&mut cx.poisons, a),
+            Effect::SeeKills => {
+                let mut seen: Vec<String> = Vec::new();
+                for atk in &cx.attacks {
+                    if !seen.contains(&atk.target) {
+                        seen.push(atk.target.clone());
+                    }
+                }
+                let text = if seen.is_empty() {
+                    format!("<{}>：今晚没有角色被指杀。", a.skill)
+                } else {
+                    format!("<{}>：今晚被指杀的角色：{}。", a.skill, seen.join("、"))
+                };
+                cx.note(format!("{} {}", a.actor, text), &def.clause);
+                cx.tell(&a.actor, text);
+            }
+            Effect::InvestigateCamp { camp, yes, no } => {
+                for t in &a.targets {
+                    let is = cx.st.player(t).and_then(|p| p.camp.as_deref()) == Some(camp.as_str());
+                    let text = format!("<{}>：{} —— {}", a.skill, t, if is { yes } else { no });
+                    cx.tell(&a.actor, text);
+                }
+            }
+            Effect::InvestigateRole { apparent } => {
+                for t in &a.targets {
+                    let p = cx.st.player(t).expect("validated");
+                    let role = if *apparent {
+                        p.apparent_role.clone().unwrap_or(p.role.clone())
+                    } else {
+                        p.role.clone()
+                    };
+                    cx.tell(&a.actor, format!("<{}>：{} 的身份是 {}", a.skill, t, role));
+                }
+            }
+            Effect::Link { .. } => link(cx, eff, a)?,
+            Effect::FollowCamp => {
+                let t = &a.targets[0];
+                let camp = cx.st.player(t).and_then(|p| p.camp.clone());
+                if let Some(p) = cx.st.player_mut(&a.actor) {
+                    p.camp = camp.clone();
+                }
+                let camp = camp.unwrap_or_else(|| "（未定）".into());
+                cx.note(
+                    format!("{} <{}> {}，成为{}", a.actor, a.skill, t, camp),
+                    &def.clause,
+                );
+                cx.tell(
+                    &a.actor,
+                    format!("你<{}>{}，你的阵营为【{}】。", a.skill, t, camp),
+                );
+            }
+            // on-out and passive behaviours are not submitted as night actions
+            Effect::Shoot { .. }
+            | Effect::PassBadge { .. }
+            | Effect::DieWithLink { .. }
+            | Effect::FirstAttackImmunity { .. }
+            | Effect::StripOnOut { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+fn mark(list: &mut Vec<Mark>, a: &Action) {
+    for t in &a.targets {
+        let m = Mark {
+            target: t.clone(),
+            actor: a.actor.clone(),
+            skill: a.skill.clone(),
+        };
+        list.push(m);
+    }
+}
+
+fn targets_text(t: &[String]) -> String {
+    if t.is_empty() {
+        "放弃".into()
+    } else {
+        t.join("、")
+    }
+}
+
+/// 丘比特之箭-like links. Parameters (all from the rule file):
+/// - `linker_joins`: the actor's camp becomes the linked players' camp;
+/// - `elope_camp`: linked players of different camps (and a joining linker) form this camp;
+/// - `lone_role_loses`: when exactly one member holds `role`, that member loses `skill`;
+/// - `force_elope_if_skill`: a member holding that skill loses it and the link elopes anyway;
+/// - `grant_if_no_role`: in that forced case, when no member holds `role`, the member who
+///   held the forcing skill gains `skill`.
+fn link(cx: &mut Ctx, eff: &Effect, a: &Action) -> Flow {
+    let Effect::Link {
+        link,
+        linker_joins,
+        elope_camp,
+        lone_role_loses,
+        force_elope_if_skill,
+        grant_if_no_role,
+        elope_clause,
+    } = eff
+    else {
+        return Ok(());
+    };
+    let clause = cx.skill_clause(&a.skill);
+    let members = a.targets.clone();
+    cx.st.links.push(Link {
+        kind: link.clone(),
+        by: Some(a.actor.clone()),
+        members: members.clone(),
+    });
+    cx.note(
+        format!("{} 与 {} 成为{}", members[0], members[1..].join("、"), link),
+        &clause,
+    );
+    for m in &members {
+        let others: Vec<&String> = members.iter().filter(|x| *x != m).collect();
+        cx.tell(
+            m,
+            format!(
+                "你与 {} 成为{}。",
+                others
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("、"),
+                link
+            ),
+        );
+    }
+    let mut forced_by: Option<String> = None;
+    if let Some(skill) = force_elope_if_skill {
+        for m in &members {
+            if let Some(p) = cx.st.player_mut(m)
+                && let Some(s) = p.skills.get_mut(skill)
+                && !s.lost
+            {
+                s.lost = true;
+                forced_by = Some(m.clone());
+                cx.note(format!("{m} 成为{link}，失去<{skill}>"), &clause);
+            }
+        }
+    }
+    let camps: Vec<Option<String>> = members
+        .iter()
+        .map(|m| cx.st.player(m).and_then(|p| p.camp.clone()))
+        .collect();
+    let differ = camps.windows(2).any(|w| w[0] != w[1]) || camps.iter().any(|c| c.is_none());
+    let role_count = |cx: &Ctx, role: &str| {
+        members
+            .iter()
+            .filter(|m| cx.st.player(m).is_some_and(|p| p.role == role))
+            .count()
+    };
+    if let Some(rs) = lone_role_loses
+        && role_count(cx, &rs.role) == 1
+    {
+        let m = members
+            .iter()
+            .find(|m| cx.st.player(m).is_some_and(|p| p.role == rs.role))
+            .cloned()
+            .expect("one");
+        if let Some(s) = cx
+            .st
+            .player_mut(&m)
+            .and_then(|p| p.skills.get_mut(&rs.skill))
+        {
+            s.lost = true;
+        }
+        cx.note(
+            format!("{m} 是情侣中唯一的{}，失去<{}>", rs.role, rs.skill),
+            &rs.clause,
+        );
+        cx.tell(&m, format!("你失去技能<{}>。", rs.skill));
+    }
+    let new_camp = match elope_camp {
+        Some(e) if differ || forced_by.is_some() => {
+            for m in &members {
+                if let Some(p) = cx.st.player_mut(m) {
+                    p.camp = Some(e.clone());
+                }
+                cx.tell(m, format!("情侣私奔，形成【{e}】。"));
+            }
+            let c = elope_clause.clone().unwrap_or(clause.clone());
+            cx.note(format!("{} 私奔，形成【{e}】", members.join("、")), &c);
+            Some(e.clone())
+        }
+        _ => camps[0].clone(),
+    };
+    if *linker_joins {
+        let c = new_camp.clone();
+        if let Some(p) = cx.st.player_mut(&a.actor) {
+            p.camp = c.clone();
+        }
+        let c = c.unwrap_or_default();
+        cx.tell(
+            &a.actor,
+            format!("{} 成为{}，你的阵营为【{}】。", members.join("与"), link, c),
+        );
+    }
+    if let (Some(by), Some(g)) = (forced_by, grant_if_no_role)
+        && role_count(cx, &g.role) == 0
+    {
+        grant(cx, &by, &g.skill);
+        cx.note(format!("{by} 获得<{}>", g.skill), &g.clause);
+        cx.tell(&by, format!("你获得技能<{}>。", g.skill));
+    }
+    Ok(())
+}
+
+fn grant(cx: &mut Ctx, name: &str, skill: &str) {
+    let uses = cx.rules.skill(skill).and_then(|d| d.uses);
+    if let Some(p) = cx.st.player_mut(name) {
+        p.skills.insert(
+            skill.to_string(),
+            SkillState {
+                uses_left: uses,
+                lost: false,
+                granted: true,
+            },
+        );
+    }
+}
+
+/// The unspent first-attack immunity the player holds: (skill, counter).
+pub(crate) fn immunity_of(cx: &Ctx, name: &str) -> Option<(String, String)> {
+    let p = cx.st.player(name)?;
+    p.skills.iter().filter(|(_, s)| !s.lost).find_map(|(k, _)| {
+        cx.rules.skill(k)?.effects.iter().find_map(|e| match e {
+            Effect::FirstAttackImmunity { counter } => Some((k.clone(), counter.clone())),
+            _ => None,
+        })
+    })
+}
+
+/// Protections on players nobody attacked this night: +1 on the counter; out at the limit.
+pub(crate) fn wasted_protects(cx: &mut Ctx, _step: &Step) -> Flow {
+    for m in cx.protects.clone() {
+        let Some(def) = cx.rules.skill(&m.skill) else {
+            continue;
+        };
+        for eff in &def.effects {
+            let Effect::Protect {
+                wasted_counter: Some(counter),
+                wasted_limit,
+                wasted_cause,
+            } = eff
+            else {
+                continue;
+            };
+            if cx.attacks.iter().any(|a| a.target == m.target) {
+                continue;
+            }
+            let Some(p) = cx.st.player_mut(&m.target) else {
+                continue;
+            };
+            if !p.alive() {
+                continue;
+            }
+            let n = p.counter(counter) + 1;
+            p.counters.insert(counter.clone(), n);
+            let clause = def.clause.clone();
+            cx.note(
+                format!(
+                    "{} 没有成为指杀目标，{} 累计{}（{}）",
+                    m.target, m.target, counter, n
+                ),
+                &clause,
+            );
+            if wasted_limit.is_some_and(|l| n >= l) {
+                let cause = wasted_cause.clone().unwrap_or_else(|| counter.clone());
+                cx.go_out(&m.target, &cause, Some(&m.actor), &clause)?;
+                cx.check_losses();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One on-out effect of `skill`, held by `name` who just went out by `cause` (`root`: the
+/// cause that started the link chain).
+pub(crate) fn on_out(
+    cx: &mut Ctx,
+    name: &str,
+    skill: &str,
+    def: &SkillDef,
+    eff: &Effect,
+    cause: &str,
+    root: &str,
+) -> Flow {
+    match eff {
+        Effect::StripOnOut { causes, roles } => {
+            if causes.iter().any(|c| c == cause) {
+                let mut who = Vec::new();
+                for p in &mut cx.st.players {
+                    if roles.contains(&p.role) {
+                        for s in p.skills.values_mut() {
+                            s.lost = true;
+                        }
+                        who.push(p.name.clone());
+                    }
+                }
+                cx.note(
+                    format!(
+                        "{name} 因{cause}出局，{} 失去技能",
+                        if who.is_empty() {
+                            "无人".into()
+                        } else {
+                            who.join("、")
+                        }
+                    ),
+                    &def.clause,
+                );
+                for w in who {
+                    if cx.st.player(&w).is_some_and(|p| p.alive()) {
+                        cx.tell(&w, "你失去了全部技能。");
+                    }
+                }
+            }
+        }
+        Effect::DieWithLink { link } => {
+            for other in cx.st.linked(name, link) {
+                if cx.st.player(&other).is_some_and(|p| p.alive()) {
+                    cx.go_out(&other, skill, Some(name), &def.clause)?;
+                }
+            }
+        }
+        Effect::Shoot { not_causes } => {
+            if not_causes.iter().any(|c| c == cause || c == root) {
+                let why = if not_causes.iter().any(|c| c == cause) {
+                    cause
+                } else {
+                    root
+                };
+                let note = def.notes.first().cloned().unwrap_or(def.clause.clone());
+                cx.note(format!("{name} 因{why}出局，不可发动<{skill}>"), &note);
+                return Ok(());
+            }
+            let candidates: Vec<String> = cx
+                .st
+                .alive()
+                .map(|p| p.name.clone())
+                .filter(|n| n != name)
+                .collect();
+            let Some(ans) = cx.answer(name, skill) else {
+                if cx.unanswered() {
+                    return Err(Stop::Prompt(Box::new(Prompt {
+                        player: name.into(),
+                        skill: skill.into(),
+                        question: format!(
+                            "{name} 出局（{cause}），可发动<{skill}>：请选择一名其他角色（或放弃）。在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" targets = [\"…\"]（放弃：targets = []）"
+                        ),
+                        candidates,
+                        may_pass: !def.forced,
+                        clause: def.clause.clone(),
+                    })));
+                }
+                cx.note(format!("{name} 的<{skill}>未记录，视为放弃"), &def.clause);
+                return Ok(());
+            };
+            spend(cx, name, skill);
+            let Some(t) = ans.targets.first() else {
+                cx.note(format!("{name} 放弃<{skill}>"), &def.clause);
+                return Ok(());
+            };
+            if t == name || ans.targets.len() > 1 {
+                return Err(cx.bad(&ans, "<最后一枪>须选择一名其他角色"));
+            }
+            if !candidates.contains(t) {
+                return Err(cx.bad(&ans, format!("{t} 此时已出局或不在本局")));
+            }
+            cx.note(format!("{name} 发动<{skill}>，目标 {t}"), &def.clause);
+            cx.go_out(t, skill, Some(name), &def.clause)?;
+        }
+        Effect::PassBadge { random_on } => {
+            if cx.st.sheriff.as_deref() != Some(name) {
+                return Ok(());
+            }
+            let candidates: Vec<String> = cx.st.alive().map(|p| p.name.clone()).collect();
+            let target = if random_on.iter().any(|c| c == cause) {
+                let t = cx.rng.pick_n(&candidates, 1).pop();
+                cx.draw(format!(
+                    "{name} 因{cause}出局，<{skill}>对象随机：{}",
+                    t.clone().unwrap_or_else(|| "无".into())
+                ));
+                t
+            } else {
+                match cx.answer(name, skill) {
+                    Some(a) if a.wants_random() => {
+                        let t = cx.rng.pick_n(&candidates, 1).pop();
+                        cx.draw(format!(
+                            "{name} <{skill}> 随机决定：{}",
+                            t.clone().unwrap_or_default()
+                        ));
+                        t
+                    }
+                    Some(a) => {
+                        if let Some(t) = a.targets.first() {
+                            if !candidates.contains(t) || a.targets.len() > 1 {
+                                return Err(cx.bad(
+                                    &a,
+                                    format!("须选择一名未出局角色移交警长（{t} 不可选）"),
+                                ));
+                            }
+                        } else if def.forced {
+                            return Err(
+                                cx.bad(&a, format!("<{skill}>是<强制>技能，须选择一名未出局角色"))
+                            );
+                        }
+                        a.targets.first().cloned()
+                    }
+                    None if cx.unanswered() && !candidates.is_empty() => {
+                        return Err(Stop::Prompt(Box::new(Prompt {
+                            player: name.into(),
+                            skill: skill.into(),
+                            question: format!(
+                                "警长 {name} 出局（{cause}），须<{skill}>：请选择一名未出局角色移交警长（或 choice = \"随机\"）。在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" targets = [\"…\"]"
+                            ),
+                            candidates,
+                            may_pass: !def.forced,
+                            clause: def.clause.clone(),
+                        })));
+                    }
+                    None => None,
+                }
+            };
+            cx.st.sheriff = target.clone();
+            match target {
+                Some(t) => {
+                    cx.note(format!("{name} <{skill}>，警长移交给 {t}"), &def.clause);
+                    cx.tell(&t, "你成为警长。");
+                }
+                None => cx.note(format!("{name} 出局，警徽无人继承"), &def.clause),
+            }
+        }
+        Effect::Kill { .. }
+        | Effect::Protect { .. }
+        | Effect::Save
+        | Effect::Poison
+        | Effect::SeeKills
+        | Effect::InvestigateCamp { .. }
+        | Effect::InvestigateRole { .. }
+        | Effect::Link { .. }
+        | Effect::FollowCamp
+        | Effect::FirstAttackImmunity { .. } => {}
+    }
+    Ok(())
+}
+
+fn spend(cx: &mut Ctx, name: &str, skill: &str) {
+    if let Some(s) = cx.st.player_mut(name).and_then(|p| p.skills.get_mut(skill))
+        && let Some(u) = &mut s.uses_left
+    {
+        *u = u.saturating_sub(1);
+    }
+}
+
+/// The camp-lost rules for `camp` (狼人阵营 loses 杀人; 寡妇刀 grants it to 黑情侣).
+pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
+    let rules: Vec<_> = cx
+        .rules
+        .on_camp_lost
+        .iter()
+        .filter(|r| r.camp == camp)
+        .cloned()
+        .collect();
+    for r in rules {
+        if let Some(skill) = &r.remove_skill {
+            let who: Vec<String> = cx
+                .st
+                .players
+                .iter()
+                .filter(|p| p.camp.as_deref() == Some(camp) && p.skills.contains_key(skill))
+                .map(|p| p.name.clone())
+                .collect();
+            for w in &who {
+                if let Some(s) = cx.st.player_mut(w).and_then(|p| p.skills.get_mut(skill)) {
+                    s.lost = true;
+                }
+                if let Some(n) = &r.notice {
+                    cx.tell(w, n.clone());
+                }
+            }
+            cx.note(format!("{camp} 判负，失去<{skill}>"), &r.clause);
+        }
+        if let (Some(skill), Some(link)) = (&r.grant_skill, &r.to_link) {
+            let members: Vec<String> = cx
+                .st
+                .links
+                .iter()
+                .filter(|l| &l.kind == link)
+                .flat_map(|l| l.members.clone())
+                .filter(|m| {
+                    r.if_camp
+                        .as_ref()
+                        .is_none_or(|c| cx.st.player(m).and_then(|p| p.camp.as_ref()) == Some(c))
+                })
+                .collect();
+            for m in &members {
+                grant(cx, m, skill);
+                if let Some(n) = &r.notice
+                    && cx.st.player(m).is_some_and(|p| p.alive())
+                {
+                    cx.tell(m, n.clone());
+                }
+            }
+            if !members.is_empty() {
+                cx.note(
+                    format!("{camp} 判负，{} 获得<{skill}>", members.join("、")),
+                    &r.clause,
+                );
+            }
+        }
+    }
+}
+
+/// The public announcements of the phase: for a night, the outs in order and the 警长; for a
+/// day, every out with its public cause and the badge.
+pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
+    let mut v = Vec::new();
+    match cx.input.moment.phase {
+        Phase::Day => {
+            for d in &cx.deaths {
+                v.push(format!("{} 出局（{}）", d.player, d.cause));
+            }
+        }
+        _ if cx.input.moment.day == 0 => {}
+        _ => {
+            if cx.deaths.is_empty() {
+                v.push("昨夜无人出局".to_string());
+            } else {
+                let names: Vec<&str> = cx.deaths.iter().map(|d| d.player.as_str()).collect();
+                v.push(format!("昨夜出局：{}", names.join("、")));
+            }
+        }
+    }
+    if let Some(lw) = &cx.rules.last_words {
+        let with: Vec<&str> = cx
+            .deaths
+            .iter()
+            .filter(|d| {
+                let order = cx
+                    .st
+                    .player(&d.player)
+                    .and_then(|p| p.out.as_ref())
+                    .map_or(0, |o| o.order);
+                order <= lw.count && !lw.not_causes.contains(&d.cause)
+            })
+            .map(|d| d.player.as_str())
+            .collect();
+        if !with.is_empty() {
+            v.push(format!("有遗言：{}", with.join("、")));
+        }
+    }
+    if cx.input.moment.phase == Phase::Day {
+        for l in &cx.log {
+            if l.text.contains("警长移交给") {
+                v.push(l.text.clone());
+            }
+        }
+    }
+    if cx.input.moment.day > 0 || cx.input.moment.phase == Phase::Day {
+        match &cx.st.sheriff {
+            Some(s) if cx.st.player(s).is_some_and(|p| p.alive()) => {
+                v.push(format!("当日警长：{s}"))
+            }
+            _ => {}
+        }
+    }
+    match &cx.st.winner {
+        Some(w) if w.is_empty() => v.push("所有阵营均已判负，游戏结束（无人胜利）".to_string()),
+        Some(w) => v.push(format!("{} 胜利，游戏结束", w.join("、"))),
+        None => {}
+    }
+    v
+}

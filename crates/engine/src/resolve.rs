@@ -1,0 +1,824 @@
+//! The resolution loop: (rules, state, actions, seed) → `Done(outcome)` | `NeedInput(prompt)`.
+//!
+//! Phases of a night, in this order and never interleaved:
+//! 1. validate every action against the state at the start of the night (`validate.rs`);
+//! 2. acting steps, in the rule file's order: actions are *marked* (attacks, protections,
+//!    saves, poisons, feedback), nobody goes out;
+//! 3. settlement steps: each attack walks the declared check list; deaths go through one
+//!    death path (`go_out`): a player goes out once (later causes are added to the same
+//!    death) and each on-out trigger fires once, in the declared trigger order;
+//! 4. after every chain, the loss check (判负 is sticky) and its camp-lost rules; after the
+//!    last chain and prompt, the win check.
+//!
+//! A prompt (a hunter's shot, a sheriff's badge, not given up front) stops the loop; the
+//! continuation is the same input plus the answer, resolved again from the start — the loop
+//! is deterministic, so this is exact and needs no saved stacks.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, Invalid};
+use crate::effects;
+use crate::rng::Rng;
+use crate::rules::{Check, Condition, EngineRules, Settle, SimultaneousWin, Step, Timing};
+use crate::state::{GameState, Moment, Out, Phase};
+use crate::validate;
+
+/// One attack (指杀) marked during the night.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attack {
+    pub target: String,
+    pub actor: String,
+    pub skill: String,
+    pub step: String,
+    pub cause: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    pub target: String,
+    pub actor: String,
+    pub skill: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Death {
+    pub player: String,
+    pub cause: String,
+    /// Whose death (or action) led to this one (殉情 → the lover; 最后一枪 → the hunter).
+    pub via: Option<String>,
+    /// The step id it happened in.
+    pub step: String,
+    /// The clause applied.
+    pub clause: String,
+    /// Other causes that hit the player after they were already out.
+    pub also: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Feedback {
+    pub player: String,
+    pub text: String,
+}
+
+/// One line of the director's notes: what happened at which step, by which clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEntry {
+    pub step: String,
+    pub text: String,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub moment: Moment,
+    pub deaths: Vec<Death>,
+    pub feedback: Vec<Feedback>,
+    pub announcements: Vec<String>,
+    pub log: Vec<LogEntry>,
+    /// Camps defeated during this phase.
+    pub camps_lost: Vec<String>,
+    pub winner: Option<Vec<String>>,
+    pub seed: u64,
+    /// Every random draw, for the record.
+    pub draws: Vec<String>,
+    /// Answers given up front that the night never asked for.
+    pub unused: Vec<String>,
+    pub state: GameState,
+}
+
+/// What the loop needs from the director before it can go on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prompt {
+    pub player: String,
+    pub skill: String,
+    pub question: String,
+    /// Who may be chosen.
+    pub candidates: Vec<String>,
+    /// True when an empty target list (放弃) is an allowed answer.
+    pub may_pass: bool,
+    pub clause: String,
+}
+
+impl Prompt {
+    /// The action that answers this prompt.
+    pub fn answer(&self, targets: &[&str]) -> Action {
+        Action::new(&self.player, &self.skill, targets)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Continuation {
+    pub input: PhaseInput,
+}
+
+impl Continuation {
+    /// Resume with the answer to the prompt.
+    pub fn resume(
+        mut self,
+        rules: &EngineRules,
+        state: &GameState,
+        answer: Action,
+    ) -> Result<Resolution, Rejected> {
+        self.input.actions.push(answer);
+        resolve(rules, state, &self.input)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[allow(clippy::large_enum_variant)]
+pub enum Resolution {
+    Done(Outcome),
+    NeedInput {
+        prompt: Prompt,
+        continuation: Continuation,
+    },
+}
+
+/// Bad input: nothing was resolved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+pub enum Rejected {
+    #[error("{}", .0.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"))]
+    Invalid(Vec<Invalid>),
+    #[error("the game is already over ({0})")]
+    GameOver(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// What one phase gets: a night's actions (prompt answers included), or a day's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseInput {
+    pub moment: Moment,
+    /// For a night: the actions file. For a day: the answers (最后一枪, 殉职).
+    pub actions: Vec<Action>,
+    /// For a day: who goes out, in order, with the cause (投票, 红牌…).
+    #[serde(default)]
+    pub outs: Vec<(String, String)>,
+    /// For day 1 (or any election): who became 警长.
+    #[serde(default)]
+    pub sheriff: Option<String>,
+    /// For a day: camps the director rules defeated (投降; 红牌 判负), applied first.
+    #[serde(default)]
+    pub lose: Vec<String>,
+    pub seed: u64,
+    /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
+    /// facts the director recorded by hand).
+    #[serde(default)]
+    pub on_prompt: OnPrompt,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnPrompt {
+    #[default]
+    Ask,
+    Pass,
+}
+
+impl PhaseInput {
+    pub fn night(n: u32, actions: Vec<Action>, seed: u64) -> PhaseInput {
+        PhaseInput {
+            moment: Moment {
+                day: n,
+                phase: Phase::Night,
+            },
+            actions,
+            outs: Vec::new(),
+            sheriff: None,
+            lose: Vec::new(),
+            seed,
+            on_prompt: OnPrompt::Ask,
+        }
+    }
+    pub fn day(
+        n: u32,
+        outs: Vec<(String, String)>,
+        sheriff: Option<String>,
+        answers: Vec<Action>,
+        seed: u64,
+    ) -> PhaseInput {
+        PhaseInput {
+            moment: Moment {
+                day: n,
+                phase: Phase::Day,
+            },
+            actions: answers,
+            outs,
+            sheriff,
+            lose: Vec::new(),
+            seed,
+            on_prompt: OnPrompt::Ask,
+        }
+    }
+}
+
+/// Resolve a night (`moment.phase == Night`; day 0 is 开局) or a day's outcome.
+pub fn resolve(
+    rules: &EngineRules,
+    state: &GameState,
+    input: &PhaseInput,
+) -> Result<Resolution, Rejected> {
+    if let Some(w) = &state.winner {
+        return Err(Rejected::GameOver(if w.is_empty() {
+            "every camp was defeated".into()
+        } else {
+            format!("winner: {}", w.join("、"))
+        }));
+    }
+    let steps: Vec<&Step> = match input.moment.phase {
+        Phase::Night if input.moment.day == 0 => rules.start.iter().collect(),
+        Phase::Night => rules.dusk.iter().chain(rules.night.iter()).collect(),
+        Phase::Dusk => rules.dusk.iter().collect(),
+        Phase::Day => Vec::new(),
+    };
+    let invalid = validate::validate(rules, state, input, &steps);
+    if !invalid.is_empty() {
+        return Err(Rejected::Invalid(invalid));
+    }
+    let mut cx = Ctx::new(rules, state.clone(), input);
+    match cx.run(&steps) {
+        Ok(()) => Ok(Resolution::Done(cx.finish())),
+        Err(Stop::Prompt(prompt)) => Ok(Resolution::NeedInput {
+            prompt: *prompt,
+            continuation: Continuation {
+                input: input.clone(),
+            },
+        }),
+        Err(Stop::Bad(i)) => Err(Rejected::Invalid(vec![*i])),
+    }
+}
+
+/// Why the loop stopped early.
+pub(crate) enum Stop {
+    Prompt(Box<Prompt>),
+    Bad(Box<Invalid>),
+}
+
+pub(crate) type Flow = Result<(), Stop>;
+
+/// The working state of one phase's resolution.
+pub(crate) struct Ctx<'a> {
+    pub rules: &'a EngineRules,
+    pub st: GameState,
+    pub input: &'a PhaseInput,
+    pub rng: Rng,
+    pub step: String,
+    pub attacks: Vec<Attack>,
+    pub protects: Vec<Mark>,
+    pub saves: Vec<Mark>,
+    pub poisons: Vec<Mark>,
+    pub deaths: Vec<Death>,
+    pub feedback: Vec<Feedback>,
+    pub announcements: Vec<String>,
+    pub log: Vec<LogEntry>,
+    pub draws: Vec<String>,
+    pub camps_lost: Vec<String>,
+    /// Which prompt answers (by index in `input.actions`) were consumed.
+    pub answered: BTreeSet<usize>,
+    /// Night actions already applied (by index).
+    pub applied: BTreeSet<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(rules: &'a EngineRules, st: GameState, input: &'a PhaseInput) -> Self {
+        Ctx {
+            rules,
+            st,
+            input,
+            rng: Rng::new(input.seed),
+            step: String::new(),
+            attacks: Vec::new(),
+            protects: Vec::new(),
+            saves: Vec::new(),
+            poisons: Vec::new(),
+            deaths: Vec::new(),
+            feedback: Vec::new(),
+            announcements: Vec::new(),
+            log: Vec::new(),
+            draws: Vec::new(),
+            camps_lost: Vec::new(),
+            answered: BTreeSet::new(),
+            applied: BTreeSet::new(),
+        }
+    }
+
+    pub fn note(&mut self, text: impl Into<String>, clause: &str) {
+        self.log.push(LogEntry {
+            step: self.step.clone(),
+            text: text.into(),
+            clause: clause.to_string(),
+        });
+    }
+
+    pub fn tell(&mut self, player: &str, text: impl Into<String>) {
+        self.feedback.push(Feedback {
+            player: player.to_string(),
+            text: text.into(),
+        });
+    }
+
+    fn run(&mut self, steps: &[&Step]) -> Flow {
+        match self.input.moment.phase {
+            Phase::Day => self.run_day()?,
+            _ => {
+                for step in steps {
+                    self.step = step.id.clone();
+                    match step.settle {
+                        Some(s) => self.settle(step, s)?,
+                        None => self.act(step)?,
+                    }
+                }
+                self.check_losses();
+            }
+        }
+        self.unused_answers();
+        self.end_of_phase();
+        Ok(())
+    }
+
+    fn run_day(&mut self) -> Flow {
+        self.step = "day".into();
+        for camp in self.input.lose.clone() {
+            if !self.st.camps_lost.contains(&camp) {
+                self.st.camps_lost.push(camp.clone());
+                self.camps_lost.push(camp.clone());
+                self.note(
+                    format!("导演判定 {camp} 判负"),
+                    "某阵营满足其判负条件之一时，该阵营优先判负。",
+                );
+                effects::camp_lost(self, &camp);
+            }
+        }
+        if let Some(s) = &self.input.sheriff {
+            self.st.sheriff = Some(s.clone());
+            self.tell(s, "你成为警长。");
+            self.announcements.push(format!("{s} 当选警长"));
+            self.note(format!("{s} 当选警长"), "");
+        }
+        for (p, cause) in &self.input.outs {
+            let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
+            self.go_out(p, cause, None, &clause)?;
+            self.check_losses();
+        }
+        Ok(())
+    }
+
+    /// An acting step: apply the step's submitted actions (marks only), in seat order within
+    /// each skill; run automatic <强制> skills; draw skipped <强制> start skills.
+    fn act(&mut self, step: &Step) -> Flow {
+        for skill in &step.skills {
+            let Some(def) = self.rules.skill(skill) else {
+                continue;
+            };
+            let mut idx: Vec<usize> = self
+                .input
+                .actions
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| {
+                    !self.applied.contains(i) && &a.skill == skill && self.in_step(step, &a.actor)
+                })
+                .map(|(i, _)| i)
+                .collect();
+            idx.sort_by_key(|&i| self.st.player(&self.input.actions[i].actor).map(|p| p.seat));
+            for i in idx {
+                self.applied.insert(i);
+                let a = self.input.actions[i].clone();
+                let holds = self.st.player(&a.actor).is_some_and(|p| p.can_use(skill));
+                if !holds {
+                    self.note(format!("{a}：技能已失去，略过"), &def.clause);
+                    continue;
+                }
+                effects::apply_action(self, def, &a)?;
+            }
+            // <强制> skills without targets run for every holder (通灵); <强制> start skills
+            // nobody submitted are drawn at random (「技能选择的身份或技能目标随机决定」).
+            if def.forced && matches!(def.timing, Timing::Night | Timing::Start | Timing::Dusk) {
+                let holders: Vec<String> = self
+                    .st
+                    .players
+                    .iter()
+                    .filter(|p| p.alive() && p.can_use(skill))
+                    .map(|p| p.name.clone())
+                    .filter(|n| self.in_step(step, n))
+                    .filter(|n| {
+                        !self
+                            .input
+                            .actions
+                            .iter()
+                            .any(|a| &a.actor == n && &a.skill == skill)
+                    })
+                    .collect();
+                for h in holders {
+                    let targets = if def.targets == 0 {
+                        Vec::new()
+                    } else {
+                        let pool: Vec<String> = self
+                            .st
+                            .alive()
+                            .map(|p| p.name.clone())
+                            .filter(|n| !def.not_self || *n != h)
+                            .collect();
+                        let pick = self.rng.pick_n(&pool, def.targets as usize);
+                        self.draw(format!(
+                            "{h} <{skill}> 未提交，随机目标：{}",
+                            pick.join("、")
+                        ));
+                        pick
+                    };
+                    let a = Action {
+                        actor: h,
+                        skill: skill.clone(),
+                        targets,
+                        choice: None,
+                    };
+                    effects::apply_action(self, def, &a)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `actor` acts in this step (the step's camp filter).
+    pub fn in_step(&self, step: &Step, actor: &str) -> bool {
+        match &step.camp {
+            None => true,
+            Some(c) => self.st.player(actor).and_then(|p| p.camp.as_deref()) == Some(c),
+        }
+    }
+
+    fn settle(&mut self, step: &Step, kind: Settle) -> Flow {
+        match kind {
+            Settle::Kills => {
+                let attacks = self.attacks.clone();
+                for atk in &attacks {
+                    self.settle_attack(step, atk)?;
+                    self.check_losses();
+                }
+            }
+            Settle::WastedProtect => effects::wasted_protects(self, step)?,
+            Settle::Poison => {
+                for m in self.poisons.clone() {
+                    let clause = self
+                        .rules
+                        .skill(&m.skill)
+                        .map(|d| d.clause.clone())
+                        .unwrap_or_default();
+                    self.go_out(&m.target, &m.skill, None, &clause)?;
+                    self.check_losses();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn settle_attack(&mut self, step: &Step, atk: &Attack) -> Flow {
+        if self.st.player(&atk.target).is_some_and(|p| !p.alive()) {
+            return self.go_out(&atk.target, &atk.cause, None, &step.clause);
+        }
+        for check in &step.checks {
+            match check {
+                Check::Protected => {
+                    if let Some(m) = self
+                        .protects
+                        .iter()
+                        .find(|m| m.target == atk.target)
+                        .cloned()
+                    {
+                        let clause = self.skill_clause(&m.skill);
+                        self.note(
+                            format!(
+                                "{} 的指杀（{}）无效：{} 是<{}>的目标",
+                                atk.actor, atk.target, atk.target, m.skill
+                            ),
+                            &clause,
+                        );
+                        return Ok(());
+                    }
+                }
+                Check::FirstAttackImmunity => {
+                    if let Some((skill, counter)) = effects::immunity_of(self, &atk.target) {
+                        let p = self.st.player_mut(&atk.target).expect("target exists");
+                        if p.counter(&counter) == 0 {
+                            p.counters.insert(counter.clone(), 1);
+                            let def = self.rules.skill(&skill);
+                            let clause = def.map(|d| d.clause.clone()).unwrap_or_default();
+                            self.note(
+                                format!("{} 第一次被有效指杀，触发<{}>，不出局", atk.target, skill),
+                                &clause,
+                            );
+                            if let Some(m) =
+                                self.saves.iter().find(|m| m.target == atk.target).cloned()
+                            {
+                                // the save skill's first note states this case (075's red text)
+                                let red = self
+                                    .rules
+                                    .skill(&m.skill)
+                                    .and_then(|d| d.notes.first().cloned())
+                                    .unwrap_or(clause.clone());
+                                self.note(
+                                    format!("<{}>对 {} 无效，视为已使用", m.skill, atk.target),
+                                    &red,
+                                );
+                            }
+                            return Ok(());
+                        }
+                    }
+                }
+                Check::Saved => {
+                    if let Some(m) = self.saves.iter().find(|m| m.target == atk.target).cloned() {
+                        let clause = self.skill_clause(&m.skill);
+                        self.note(
+                            format!("{} 被指杀，是<{}>的目标，不出局", atk.target, m.skill),
+                            &clause,
+                        );
+                        return Ok(());
+                    }
+                }
+                Check::Out => {
+                    return self.go_out(&atk.target, &atk.cause, None, &step.clause);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Record a random draw (kept with the result and in the notes).
+    pub fn draw(&mut self, text: String) {
+        self.note(format!("随机：{text}"), "");
+        self.draws.push(text);
+    }
+
+    pub fn skill_clause(&self, skill: &str) -> String {
+        self.rules
+            .skill(skill)
+            .map(|d| d.clause.clone())
+            .unwrap_or_default()
+    }
+
+    /// The one death path. A player goes out once; each on-out trigger fires once, in the
+    /// rule set's trigger order, and a trigger's own deaths run their chains before the next
+    /// trigger of this death (so a hunter's shot lands after the hunter's lover).
+    pub fn go_out(&mut self, name: &str, cause: &str, via: Option<&str>, clause: &str) -> Flow {
+        let Some(p) = self.st.player_mut(name) else {
+            return Ok(());
+        };
+        if let Some(out) = &mut p.out {
+            out.causes.push(cause.to_string());
+            if let Some(d) = self.deaths.iter_mut().find(|d| d.player == name) {
+                d.also.push(cause.to_string());
+            }
+            self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
+            return Ok(());
+        }
+        self.st.outs += 1;
+        let order = self.st.outs;
+        let p = self.st.player_mut(name).expect("exists");
+        p.out = Some(Out {
+            at: self.input.moment,
+            cause: cause.to_string(),
+            causes: vec![cause.to_string()],
+            order,
+        });
+        self.deaths.push(Death {
+            player: name.to_string(),
+            cause: cause.to_string(),
+            via: via.map(str::to_string),
+            step: self.step.clone(),
+            clause: clause.to_string(),
+            also: Vec::new(),
+        });
+        self.note(format!("{name} 出局（{cause}）"), clause);
+        self.tell(name, format!("你已出局（{cause}）。"));
+        // The cause that started a link chain (a lover's 红牌 bars the hunter's shot).
+        let root = match via {
+            Some(v) => self
+                .deaths
+                .iter()
+                .find(|d| d.player == v)
+                .map(|d| d.cause.clone())
+                .unwrap_or_default(),
+            None => cause.to_string(),
+        };
+        for skill in self.st.on_out_skills(self.rules, name) {
+            let Some(def) = self.rules.skill(&skill) else {
+                continue;
+            };
+            for eff in &def.effects {
+                effects::on_out(self, name, &skill, def, eff, cause, &root)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An answer given for (actor, skill), consumed once.
+    pub fn answer(&mut self, actor: &str, skill: &str) -> Option<Action> {
+        let i = self.input.actions.iter().enumerate().position(|(i, a)| {
+            !self.answered.contains(&i) && a.actor == actor && a.skill == skill
+        })?;
+        self.answered.insert(i);
+        Some(self.input.actions[i].clone())
+    }
+
+    pub fn unanswered(&self) -> bool {
+        self.input.on_prompt == OnPrompt::Ask
+    }
+
+    pub fn bad(&self, a: &Action, reason: impl Into<String>) -> Stop {
+        let index = self
+            .input
+            .actions
+            .iter()
+            .position(|x| x == a)
+            .map_or(0, |i| i + 1);
+        Stop::Bad(Box::new(Invalid {
+            index,
+            action: a.to_string(),
+            reason: reason.into(),
+        }))
+    }
+
+    fn unused_answers(&mut self) {
+        for (i, a) in self.input.actions.iter().enumerate() {
+            let on_out = self
+                .rules
+                .skill(&a.skill)
+                .is_some_and(|d| d.timing == Timing::OnOut);
+            if on_out && !self.answered.contains(&i) {
+                self.log.push(LogEntry {
+                    step: "—".into(),
+                    text: format!("{a}：未触发，未使用"),
+                    clause: String::new(),
+                });
+            }
+        }
+    }
+
+    /// 判负 of every camp meeting a loss condition (sticky), with the camp-lost rules.
+    pub fn check_losses(&mut self) {
+        for camp in &self.rules.camps {
+            if self.st.camps_lost.contains(&camp.name) {
+                continue;
+            }
+            if let Some(c) = camp
+                .lose
+                .iter()
+                .find(|c| holds(self.rules, &self.st, &camp.name, c))
+            {
+                let clause = c.clause().to_string();
+                self.st.camps_lost.push(camp.name.clone());
+                self.camps_lost.push(camp.name.clone());
+                self.note(format!("{} 判负", camp.name), &clause);
+                effects::camp_lost(self, &camp.name);
+            }
+        }
+    }
+
+    fn end_of_phase(&mut self) {
+        let m = self.input.moment;
+        if m.phase == Phase::Night {
+            self.st.last_night = Some(m.day);
+            // no-repeat memory: only last night's targets count
+            let mut seen: Vec<(String, String, Vec<String>)> = Vec::new();
+            for a in &self.input.actions {
+                if self.rules.skill(&a.skill).is_some_and(|d| d.no_repeat) {
+                    seen.push((a.actor.clone(), a.skill.clone(), a.targets.clone()));
+                }
+            }
+            for p in &mut self.st.players {
+                p.last_targets.clear();
+            }
+            for (actor, skill, t) in seen {
+                if let Some(p) = self.st.player_mut(&actor) {
+                    p.last_targets.insert(skill, t);
+                }
+            }
+        }
+        for p in &mut self.st.players {
+            p.statuses.retain(|s| {
+                s.until_day
+                    .is_none_or(|d| d > m.day || m.phase == Phase::Day && d == m.day)
+            });
+        }
+        self.st.winner = winner(self.rules, &self.st);
+        if let Some(w) = &self.st.winner {
+            let clause = self
+                .rules
+                .camps
+                .iter()
+                .filter(|c| w.contains(&c.name))
+                .flat_map(|c| c.win.iter().find(|x| holds(self.rules, &self.st, &c.name, x)))
+                .map(|c| c.clause().to_string())
+                .next()
+                .unwrap_or_else(|| "某未判负阵营满足其胜利条件之一，或场上仅有一个阵营尚未被判负时，宣布此阵营胜利、游戏结束。".into());
+            let text = if w.is_empty() {
+                "所有阵营均已判负，游戏结束（无人胜利）".to_string()
+            } else {
+                format!("{} 胜利，游戏结束", w.join("、"))
+            };
+            self.note(text, &clause);
+        }
+        self.announcements.splice(0..0, effects::announce(self));
+    }
+
+    fn finish(self) -> Outcome {
+        Outcome {
+            moment: self.input.moment,
+            deaths: self.deaths,
+            feedback: self.feedback,
+            announcements: self.announcements,
+            log: self.log,
+            camps_lost: self.camps_lost,
+            winner: self.st.winner.clone(),
+            seed: self.input.seed,
+            draws: self.draws,
+            unused: Vec::new(),
+            state: self.st,
+        }
+    }
+}
+
+/// Whether a win/loss condition holds for `camp` in `st`.
+pub fn holds(_rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> bool {
+    match c {
+        Condition::AllOut { roles, linker, .. } => {
+            let mut members: Vec<&crate::state::PlayerState> = st
+                .players
+                .iter()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .filter(|p| roles.is_empty() || roles.contains(&p.role))
+                .collect();
+            if let Some(kind) = linker
+                && !roles.is_empty()
+            {
+                for l in st.links.iter().filter(|l| &l.kind == kind) {
+                    let all = l
+                        .members
+                        .iter()
+                        .all(|m| st.player(m).is_some_and(|p| roles.contains(&p.role)));
+                    if all
+                        && let Some(by) = l.by.as_deref().and_then(|b| st.player(b))
+                        && by.camp.as_deref() == Some(camp)
+                        && !members.iter().any(|m| m.name == by.name)
+                    {
+                        members.push(by);
+                    }
+                }
+            }
+            members.iter().all(|p| !p.alive())
+        }
+        Condition::AliveShare { share, .. } => {
+            let total = st.alive().count();
+            let mine = st
+                .alive()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .count();
+            total > 0 && (mine as f64) >= share * total as f64
+        }
+        Condition::CounterAtLeast {
+            counter,
+            value,
+            holder_role,
+            ..
+        } => match holder_role {
+            None => st.counters.get(counter).copied().unwrap_or(0) >= *value,
+            Some(r) => st
+                .players
+                .iter()
+                .filter(|p| &p.role == r)
+                .any(|p| p.counter(counter) >= *value),
+        },
+    }
+}
+
+/// The winner(s), if the game is over: camps not defeated that meet a win condition, or the
+/// only camp not defeated.
+pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
+    let standing: Vec<&crate::rules::CampDef> = rules
+        .camps
+        .iter()
+        .filter(|c| !st.camps_lost.contains(&c.name))
+        .collect();
+    // every camp defeated (e.g. the last wolf and the last 大特 out the same night): the game
+    // is over and nobody wins
+    if standing.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut won: Vec<String> = standing
+        .iter()
+        .filter(|c| c.win.iter().any(|w| holds(rules, st, &c.name, w)))
+        .map(|c| c.name.clone())
+        .collect();
+    if won.is_empty() && standing.len() == 1 {
+        won.push(standing[0].name.clone());
+    }
+    if won.is_empty() {
+        return None;
+    }
+    if rules.simultaneous_win == SimultaneousWin::Later {
+        won = vec![won.pop().expect("non-empty")];
+    }
+    Some(won)
+}

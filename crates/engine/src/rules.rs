@@ -1,0 +1,583 @@
+//! The `[engine]` section of a rule file: roles, camps, skills (timing, uses, target limits,
+//! effects), the steps of 开局 and of each night with string ids, the check list each kill
+//! walks, triggers on a camp's defeat, and win/loss conditions. Everything here is data;
+//! the behaviours it names (`Effect`, `Check`, `Condition`) live in Rust, one place each.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// `[engine]` of a rule file.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRules {
+    /// Readings taken where the post is silent or contradicts itself (解读/采用/按字面/bansha…).
+    #[serde(default)]
+    pub readings: Vec<String>,
+    /// Camps in the post's order (used for "the later camp wins a simultaneous win").
+    #[serde(rename = "camp")]
+    pub camps: Vec<CampDef>,
+    #[serde(rename = "role")]
+    pub roles: Vec<RoleDef>,
+    /// Skills by the post's name (杀人, 毒药…).
+    #[serde(rename = "skill")]
+    pub skills: BTreeMap<String, SkillDef>,
+    /// Skills every member of a link holds while linked (情侣 → 殉情).
+    #[serde(default)]
+    pub link_skills: BTreeMap<String, Vec<String>>,
+    /// Skills the 警长 holds while wearing the badge (殉职).
+    #[serde(default)]
+    pub sheriff_skills: Vec<String>,
+    /// The order in which on-out triggers of one death fire (own death → links → shot → badge).
+    #[serde(default)]
+    pub on_out_order: Vec<String>,
+    /// 开局 (night 0) steps, in order.
+    #[serde(default)]
+    pub start: Vec<Step>,
+    /// Dusk steps (before each night; submitted in that night's actions file).
+    #[serde(default)]
+    pub dusk: Vec<Step>,
+    /// Night steps, in order.
+    pub night: Vec<Step>,
+    /// What happens when a camp is defeated (判负).
+    #[serde(default)]
+    pub on_camp_lost: Vec<CampLostRule>,
+    /// How a simultaneous win of several camps is decided.
+    #[serde(default)]
+    pub simultaneous_win: SimultaneousWin,
+    /// Causes of going out, as the director and the engine name them, with the clause.
+    #[serde(default)]
+    pub causes: BTreeMap<String, String>,
+    /// Other names directors write for a cause in `[[event]] kind = "out"` (the contract's
+    /// `vote`, `red-card`, …) → the rule set's cause.
+    #[serde(default)]
+    pub cause_aliases: BTreeMap<String, String>,
+    /// The morning 公示: the clause the bbcode format follows.
+    #[serde(default)]
+    pub announce_clause: String,
+    /// Who may leave 遗言 (last words).
+    #[serde(default)]
+    pub last_words: Option<LastWords>,
+}
+
+/// 遗言: the first `count` players out may leave last words, except by `not_causes`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LastWords {
+    pub count: u32,
+    #[serde(default)]
+    pub not_causes: Vec<String>,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SimultaneousWin {
+    /// Not decided by the post: every winning camp is reported (none expected).
+    #[default]
+    All,
+    /// 灵族杀: 「若多个阵营同时满足了全部的胜利条件，则顺序靠后的阵营单独获胜。」
+    Later,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampDef {
+    pub name: String,
+    #[serde(default)]
+    pub win: Vec<Condition>,
+    #[serde(default)]
+    pub lose: Vec<Condition>,
+}
+
+/// A win or loss condition. `clause` quotes the post.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Condition {
+    /// Every member of the camp (or, with `roles`, every member holding one of these roles)
+    /// is out. With `linker`, the creator of a link of that kind counts as one of `roles`
+    /// when every linked member holds one of `roles` (075: 「包括双狼情侣的丘比特」).
+    /// A camp with nobody matching counts as all out.
+    AllOut {
+        #[serde(default)]
+        roles: Vec<String>,
+        #[serde(default)]
+        linker: Option<String>,
+        clause: String,
+    },
+    /// The camp's living members are at least `share` of all living players.
+    AliveShare { share: f64, clause: String },
+    /// A counter (global, or a player's when `holder_role` names a role) reached `value`.
+    CounterAtLeast {
+        counter: String,
+        value: i64,
+        #[serde(default)]
+        holder_role: Option<String>,
+        clause: String,
+    },
+}
+
+impl Condition {
+    pub fn clause(&self) -> &str {
+        match self {
+            Condition::AllOut { clause, .. }
+            | Condition::AliveShare { clause, .. }
+            | Condition::CounterAtLeast { clause, .. } => clause,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleDef {
+    pub name: String,
+    /// The camp the role starts in; none for roles whose camp is decided at 开局 (丘比特, 混血儿).
+    #[serde(default)]
+    pub camp: Option<String>,
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// How many the post deals (checked against the roster when given).
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// Other names the post or directors use for this role.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Groups the post names (大特, 小特…), for conditions and reports.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timing {
+    /// 开局 (night 0).
+    Start,
+    /// At dusk, submitted with the following night's actions.
+    Dusk,
+    /// During the night, in its step.
+    Night,
+    /// When its holder goes out (最后一枪, 殉情, 殉职).
+    OnOut,
+    /// Always on; consulted by checks (长寿之命).
+    Passive,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillDef {
+    pub timing: Timing,
+    /// <强制>: cannot be skipped (a start skill not submitted is drawn at random).
+    #[serde(default)]
+    pub forced: bool,
+    /// <限定>/<X>: uses per game; none = unlimited.
+    #[serde(default)]
+    pub uses: Option<u32>,
+    /// One action per camp per night, by any member holding the skill (狼人 <杀人>).
+    #[serde(default)]
+    pub team: bool,
+    /// Number of targets: exactly `targets`, or between `min_targets` and `targets`.
+    #[serde(default)]
+    pub targets: u32,
+    #[serde(default)]
+    pub min_targets: Option<u32>,
+    #[serde(default)]
+    pub not_self: bool,
+    /// Not the same target as the holder's previous night (守卫).
+    #[serde(default)]
+    pub no_repeat: bool,
+    /// Cannot be used the same night as these skills of the same holder.
+    #[serde(default)]
+    pub exclusive_with: Vec<String>,
+    /// First night it may be used.
+    #[serde(default)]
+    pub from_night: Option<u32>,
+    /// Skills the holder loses once this one is used.
+    #[serde(default)]
+    pub on_use_lose: Vec<String>,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+    pub clause: String,
+    /// Red-text notes and 补充说明 that refine the skill (quoted).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl SkillDef {
+    pub fn min_targets(&self) -> u32 {
+        self.min_targets.unwrap_or(self.targets)
+    }
+}
+
+/// A built-in behaviour with its parameters. Each kind is implemented once, in
+/// `effects.rs`, and reused by every rule set that means the same thing.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Effect {
+    /// 指杀: an attack settled by the night's `settle = "kills"` step; `cause` names the
+    /// death it causes (default 指杀).
+    Kill {
+        #[serde(default)]
+        cause: Option<String>,
+    },
+    /// A protection that makes attacks on the target invalid (救治, 守护). With
+    /// `wasted_counter`, a target that was attacked by nobody gets +1 on that counter and
+    /// goes out (cause `wasted_cause`) when it reaches `wasted_limit` (075 医生 空救).
+    Protect {
+        #[serde(default)]
+        wasted_counter: Option<String>,
+        #[serde(default)]
+        wasted_limit: Option<i64>,
+        #[serde(default)]
+        wasted_cause: Option<String>,
+    },
+    /// The target does not go out from attacks this night (救药).
+    Save,
+    /// The target goes out at the `settle-poison` step (毒药).
+    Poison,
+    /// Private feedback: the night's attack targets so far, once each, in attack order (通灵).
+    SeeKills,
+    /// Private feedback: whether the target's true camp is `camp` (`yes`/`no` texts).
+    InvestigateCamp {
+        camp: String,
+        yes: String,
+        no: String,
+    },
+    /// Private feedback: the target's role (`apparent`: the role shown, e.g. 灵魁's old role).
+    InvestigateRole {
+        #[serde(default)]
+        apparent: bool,
+    },
+    /// Links the targets (丘比特之箭). See `effects::link` for the parameters' meaning.
+    Link {
+        link: String,
+        #[serde(default)]
+        linker_joins: bool,
+        #[serde(default)]
+        elope_camp: Option<String>,
+        #[serde(default)]
+        lone_role_loses: Option<RoleSkill>,
+        #[serde(default)]
+        force_elope_if_skill: Option<String>,
+        #[serde(default)]
+        grant_if_no_role: Option<RoleSkill>,
+        /// The clause quoted when the link elopes.
+        #[serde(default)]
+        elope_clause: Option<String>,
+    },
+    /// The actor joins the target's camp (认亲).
+    FollowCamp,
+    /// On going out: choose one other player, who goes out (cause = the skill) after the
+    /// holder's linked deaths. Not when the death's cause (or, for a link death, the
+    /// partner's cause) is in `not_causes`.
+    Shoot {
+        #[serde(default)]
+        not_causes: Vec<String>,
+    },
+    /// On going out: the badge passes to a living player of the holder's choice; at random
+    /// when the cause is in `random_on`.
+    PassBadge {
+        #[serde(default)]
+        random_on: Vec<String>,
+    },
+    /// On going out: the other members of the holder's link of this kind go out too (殉情).
+    DieWithLink { link: String },
+    /// Passive: the first valid attack on the holder does not put them out (长寿之命).
+    FirstAttackImmunity { counter: String },
+    /// On going out by one of `causes`: every player holding one of `roles` loses all skills.
+    StripOnOut {
+        causes: Vec<String>,
+        roles: Vec<String>,
+    },
+}
+
+impl Effect {
+    /// Fires when its holder goes out (whatever the skill's timing says).
+    pub fn on_out(&self) -> bool {
+        matches!(
+            self,
+            Effect::Shoot { .. }
+                | Effect::PassBadge { .. }
+                | Effect::DieWithLink { .. }
+                | Effect::StripOnOut { .. }
+        )
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSkill {
+    pub role: String,
+    pub skill: String,
+    #[serde(default)]
+    pub clause: String,
+}
+
+/// A step of 开局 or of the night.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub id: String,
+    /// Skills acted in this step (their actions are marked, not yet settled).
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// Only actors in this camp act in this step (狼人 vs 黑情侣 <杀人>).
+    #[serde(default)]
+    pub camp: Option<String>,
+    /// A settlement step instead of an acting step.
+    #[serde(default)]
+    pub settle: Option<Settle>,
+    /// For `settle = "kills"`: the checks each attack walks, in order.
+    #[serde(default)]
+    pub checks: Vec<Check>,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Settle {
+    /// Each attack in turn walks `checks`.
+    Kills,
+    /// Protections on targets nobody attacked count as wasted (075 空救).
+    WastedProtect,
+    /// Poisons put their targets out.
+    Poison,
+}
+
+/// One check of the kill settlement list.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// The target is protected: the attack is invalid.
+    Protected,
+    /// The target holds a first-attack immunity not yet spent: it is spent, no death.
+    FirstAttackImmunity,
+    /// The target is saved: no death.
+    Saved,
+    /// The target goes out.
+    Out,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampLostRule {
+    pub camp: String,
+    /// Members of the defeated camp lose this skill.
+    #[serde(default)]
+    pub remove_skill: Option<String>,
+    /// Members of links of this kind that belong to `if_camp` gain `grant_skill`.
+    #[serde(default)]
+    pub grant_skill: Option<String>,
+    #[serde(default)]
+    pub to_link: Option<String>,
+    #[serde(default)]
+    pub if_camp: Option<String>,
+    /// The notice the affected players receive.
+    #[serde(default)]
+    pub notice: Option<String>,
+    pub clause: String,
+}
+
+impl EngineRules {
+    /// The rule set's name for a cause a director wrote (`vote` → 投票).
+    pub fn cause<'a>(&'a self, written: &'a str) -> &'a str {
+        self.cause_aliases
+            .get(written)
+            .map_or(written, |s| s.as_str())
+    }
+
+    pub fn role(&self, name: &str) -> Option<&RoleDef> {
+        self.roles
+            .iter()
+            .find(|r| r.name == name || r.aliases.iter().any(|a| a == name))
+    }
+
+    pub fn skill(&self, name: &str) -> Option<&SkillDef> {
+        self.skills.get(name)
+    }
+
+    pub fn camp_index(&self, name: &str) -> Option<usize> {
+        self.camps.iter().position(|c| c.name == name)
+    }
+
+    /// Problems as `key: message` (the caller adds the file).
+    pub fn validate(&self) -> Vec<(String, String)> {
+        let mut errs = Vec::new();
+        let camp_ok = |c: &str| self.camps.iter().any(|d| d.name == c);
+        for (i, r) in self.roles.iter().enumerate() {
+            if let Some(c) = &r.camp
+                && !camp_ok(c)
+            {
+                errs.push((
+                    format!("engine.role[{i}].camp"),
+                    format!("unknown camp `{c}`"),
+                ));
+            }
+            for s in &r.skills {
+                if !self.skills.contains_key(s) {
+                    errs.push((
+                        format!("engine.role[{i}].skills"),
+                        format!("unknown skill `{s}`"),
+                    ));
+                }
+            }
+        }
+        let steps = self
+            .start
+            .iter()
+            .map(|s| ("start", s))
+            .chain(self.dusk.iter().map(|s| ("dusk", s)))
+            .chain(self.night.iter().map(|s| ("night", s)));
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, (sec, st)) in steps.enumerate() {
+            if !ids.insert((sec, st.id.clone())) {
+                errs.push((
+                    format!("engine.{sec}.{}", st.id),
+                    "duplicate step id".into(),
+                ));
+            }
+            for s in &st.skills {
+                if !self.skills.contains_key(s) {
+                    errs.push((
+                        format!("engine.{sec}[{i}].skills"),
+                        format!("unknown skill `{s}`"),
+                    ));
+                }
+            }
+            if let Some(c) = &st.camp
+                && !camp_ok(c)
+            {
+                errs.push((
+                    format!("engine.{sec}[{i}].camp"),
+                    format!("unknown camp `{c}`"),
+                ));
+            }
+            if st.settle == Some(Settle::Kills) && st.checks.last() != Some(&Check::Out) {
+                errs.push((
+                    format!("engine.{sec}[{i}].checks"),
+                    "a kill settlement must end with `out`".into(),
+                ));
+            }
+        }
+        for (name, s) in &self.skills {
+            for l in s.on_use_lose.iter().chain(&s.exclusive_with) {
+                if !self.skills.contains_key(l) {
+                    errs.push((
+                        format!("engine.skill.{name}"),
+                        format!("unknown skill `{l}`"),
+                    ));
+                }
+            }
+            if s.clause.trim().is_empty() {
+                errs.push((format!("engine.skill.{name}.clause"), "empty".into()));
+            }
+        }
+        for (i, r) in self.on_camp_lost.iter().enumerate() {
+            if !camp_ok(&r.camp) {
+                errs.push((
+                    format!("engine.on_camp_lost[{i}].camp"),
+                    format!("unknown camp `{}`", r.camp),
+                ));
+            }
+        }
+        errs
+    }
+}
+
+impl Effect {
+    /// The behaviour's name as the rule file writes it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Effect::Kill { .. } => "kill",
+            Effect::Protect { .. } => "protect",
+            Effect::Save => "save",
+            Effect::Poison => "poison",
+            Effect::SeeKills => "see-kills",
+            Effect::InvestigateCamp { .. } => "investigate-camp",
+            Effect::InvestigateRole { .. } => "investigate-role",
+            Effect::Link { .. } => "link",
+            Effect::FollowCamp => "follow-camp",
+            Effect::Shoot { .. } => "shoot",
+            Effect::PassBadge { .. } => "pass-badge",
+            Effect::DieWithLink { .. } => "die-with-link",
+            Effect::FirstAttackImmunity { .. } => "first-attack-immunity",
+            Effect::StripOnOut { .. } => "strip-on-out",
+        }
+    }
+}
+
+fn skill_line(rules: &EngineRules, name: &str) -> String {
+    match rules.skill(name) {
+        None => format!("{name}（未声明！）"),
+        Some(d) => {
+            let timing = match d.timing {
+                Timing::Start => "start",
+                Timing::Dusk => "dusk",
+                Timing::Night => "night",
+                Timing::OnOut => "on-out",
+                Timing::Passive => "passive",
+            };
+            let mut how: Vec<String> = vec![timing.to_string()];
+            if let Some(u) = d.uses {
+                how.push(format!("{u}次"));
+            }
+            if d.forced {
+                how.push("强制".into());
+            }
+            if d.team {
+                how.push("团队".into());
+            }
+            let eff: Vec<&str> = d.effects.iter().map(|e| e.kind_name()).collect();
+            format!(
+                "{name}［{}；{}］",
+                how.join("，"),
+                if eff.is_empty() {
+                    "无行为！".into()
+                } else {
+                    eff.join("+")
+                }
+            )
+        }
+    }
+}
+
+/// `bansha check-rules`: each role with the skills the engine supports for it, and the
+/// skills of links and the badge; a skill without a behaviour is flagged.
+pub fn support_report(rules: &EngineRules) -> String {
+    let mut s = String::new();
+    for r in &rules.roles {
+        let camp = r.camp.as_deref().unwrap_or("开局决定");
+        let skills: Vec<String> = r.skills.iter().map(|k| skill_line(rules, k)).collect();
+        s.push_str(&format!(
+            "  {}（{}）：{}\n",
+            r.name,
+            camp,
+            if skills.is_empty() {
+                "无技能".into()
+            } else {
+                skills.join("、")
+            }
+        ));
+    }
+    for (link, skills) in &rules.link_skills {
+        let v: Vec<String> = skills.iter().map(|k| skill_line(rules, k)).collect();
+        s.push_str(&format!("  {link}（非身份）：{}\n", v.join("、")));
+    }
+    if !rules.sheriff_skills.is_empty() {
+        let v: Vec<String> = rules
+            .sheriff_skills
+            .iter()
+            .map(|k| skill_line(rules, k))
+            .collect();
+        s.push_str(&format!("  警长（非身份）：{}\n", v.join("、")));
+    }
+    for r in &rules.on_camp_lost {
+        let what = match (&r.remove_skill, &r.grant_skill) {
+            (Some(x), _) => format!("失去<{x}>"),
+            (_, Some(g)) => format!("{}获得<{g}>", r.to_link.as_deref().unwrap_or("")),
+            _ => String::new(),
+        };
+        s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
+    }
+    s
+}

@@ -1,0 +1,195 @@
+//! Every action is checked against the state at the start of the phase before anything
+//! is resolved; a bad one is rejected with its reason (the CLI exits 2 naming it).
+//! A skill not submitted counts as not used.
+
+use crate::action::{Action, Invalid};
+use crate::resolve::PhaseInput;
+use crate::rules::{EngineRules, Step, Timing};
+use crate::state::{GameState, Phase};
+
+pub(crate) fn validate(
+    rules: &EngineRules,
+    st: &GameState,
+    input: &PhaseInput,
+    steps: &[&Step],
+) -> Vec<Invalid> {
+    let mut out = Vec::new();
+    for (i, a) in input.actions.iter().enumerate() {
+        if let Err(reason) = check(rules, st, input, steps, i, a) {
+            out.push(Invalid {
+                index: i + 1,
+                action: a.to_string(),
+                reason,
+            });
+        }
+    }
+    if input.moment.phase == Phase::Day {
+        for (p, _) in &input.outs {
+            match st.player(p) {
+                None => out.push(Invalid {
+                    index: 0,
+                    action: format!("{p} 出局"),
+                    reason: format!("{p} 不在本局"),
+                }),
+                Some(pl) if !pl.alive() => out.push(Invalid {
+                    index: 0,
+                    action: format!("{p} 出局"),
+                    reason: format!("{p} 已出局"),
+                }),
+                _ => {}
+            }
+        }
+        for c in &input.lose {
+            if rules.camp_index(c).is_none() {
+                out.push(Invalid {
+                    index: 0,
+                    action: format!("{c} 判负"),
+                    reason: format!("规则中没有阵营 {c}"),
+                });
+            }
+        }
+        if let Some(s) = &input.sheriff
+            && st.player(s).is_none_or(|p| !p.alive())
+        {
+            out.push(Invalid {
+                index: 0,
+                action: format!("{s} 当选警长"),
+                reason: format!("{s} 不在本局或已出局"),
+            });
+        }
+    }
+    out
+}
+
+fn check(
+    rules: &EngineRules,
+    st: &GameState,
+    input: &PhaseInput,
+    steps: &[&Step],
+    i: usize,
+    a: &Action,
+) -> Result<(), String> {
+    let night = input.moment.day;
+    let actor = st
+        .player(&a.actor)
+        .ok_or_else(|| format!("{} 不是本局玩家", a.actor))?;
+    let def = rules
+        .skill(&a.skill)
+        .ok_or_else(|| format!("规则中没有技能<{}>", a.skill))?;
+    for t in &a.targets {
+        if st.player(t).is_none() {
+            return Err(format!("目标 {t} 不是本局玩家"));
+        }
+    }
+    let mut uniq = a.targets.clone();
+    uniq.sort();
+    uniq.dedup();
+    if uniq.len() != a.targets.len() {
+        return Err("同一目标出现了两次".into());
+    }
+    match def.timing {
+        Timing::Passive => return Err(format!("<{}>是被动技能，无需提交", a.skill)),
+        // an answer given up front; checked when (if) the trigger fires
+        Timing::OnOut => {
+            if input.actions[..i]
+                .iter()
+                .any(|b| b.actor == a.actor && b.skill == a.skill)
+            {
+                return Err("重复提交".into());
+            }
+            return Ok(());
+        }
+        Timing::Start if !(input.moment.phase == Phase::Night && night == 0) => {
+            return Err(format!("<{}>只在游戏开始时（第0夜）发动", a.skill));
+        }
+        Timing::Night | Timing::Dusk if input.moment.phase != Phase::Night || night == 0 => {
+            return Err(format!("<{}>是夜晚技能，本阶段不能发动", a.skill));
+        }
+        _ => {}
+    }
+    if !actor.alive() {
+        return Err(format!("{} 已出局", a.actor));
+    }
+    match actor.skills.get(&a.skill) {
+        None => {
+            return Err(format!(
+                "{}（{}）没有技能<{}>",
+                a.actor, actor.role, a.skill
+            ));
+        }
+        Some(s) if s.lost => return Err(format!("{} 已失去技能<{}>", a.actor, a.skill)),
+        Some(s) if s.uses_left == Some(0) => {
+            return Err(format!("{} 的<{}>已用完", a.actor, a.skill));
+        }
+        _ => {}
+    }
+    if let Some(f) = def.from_night
+        && night < f
+    {
+        return Err(format!("<{}>从第{f}夜起才能发动", a.skill));
+    }
+    let step_ok = steps.iter().any(|s| {
+        s.skills.contains(&a.skill)
+            && s.camp
+                .as_ref()
+                .is_none_or(|c| actor.camp.as_ref() == Some(c))
+    });
+    if !step_ok {
+        return Err(format!(
+            "{}（{}）的<{}>不在本夜的任何步骤中",
+            a.actor,
+            actor.camp.as_deref().unwrap_or("阵营未定"),
+            a.skill
+        ));
+    }
+    let n = a.targets.len() as u32;
+    if n < def.min_targets() || n > def.targets {
+        return Err(if def.min_targets() == def.targets {
+            format!("<{}>须选择{}个目标（给了{n}个）", a.skill, def.targets)
+        } else {
+            format!(
+                "<{}>须选择{}到{}个目标（给了{n}个）",
+                a.skill,
+                def.min_targets(),
+                def.targets
+            )
+        });
+    }
+    for t in &a.targets {
+        if st.player(t).is_some_and(|p| !p.alive()) {
+            return Err(format!("目标 {t} 已出局，不能被选为技能的目标"));
+        }
+        if def.not_self && t == &a.actor {
+            return Err(format!("<{}>不能以自己为目标", a.skill));
+        }
+        if def.no_repeat
+            && st.last_night == Some(night.saturating_sub(1))
+            && actor
+                .last_targets
+                .get(&a.skill)
+                .is_some_and(|l| l.contains(t))
+        {
+            return Err(format!("<{}>不能连续两晚选择同一目标 {t}", a.skill));
+        }
+    }
+    for b in &input.actions[..i] {
+        if b.actor == a.actor && b.skill == a.skill {
+            return Err("重复提交".into());
+        }
+        if b.actor == a.actor && (def.exclusive_with.contains(&b.skill)) {
+            return Err(format!("<{}>与<{}>不能在同一夜晚发动", a.skill, b.skill));
+        }
+        if def.team && b.skill == a.skill {
+            let bc = st.player(&b.actor).and_then(|p| p.camp.clone());
+            if bc == actor.camp {
+                return Err(format!(
+                    "{}每晚只能共同<{}>一次（已由 {} 提交）",
+                    actor.camp.as_deref().unwrap_or(""),
+                    a.skill,
+                    b.actor
+                ));
+            }
+        }
+    }
+    Ok(())
+}

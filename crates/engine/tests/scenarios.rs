@@ -1,0 +1,75 @@
+//! The night scenarios: every `tests/scenarios/night/<rule set>/*.toml` of the workspace is
+//! played against `rules/<rule set>.toml`'s `[engine]` section. Each scenario quotes the rule
+//! sentence it checks (`rule`): verbatim from the post, or a reading labelled 解读/采用/按字面/bansha.
+
+use std::path::{Path, PathBuf};
+
+use bansha_engine::scenario::{Scenario, engine_rules_from_toml};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace() && !"【】「」“”".contains(*c))
+        .collect()
+}
+
+fn run_set(set: &str, min: usize) {
+    let rules_path = root().join(format!("rules/{set}.toml"));
+    let text = std::fs::read_to_string(&rules_path).unwrap();
+    let rules =
+        engine_rules_from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", rules_path.display()));
+    let post = std::fs::read_to_string(root().join(format!("../shared/rules-text/{set}.txt"))).ok();
+    let dir = root().join(format!("tests/scenarios/night/{set}"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let sc = match Scenario::parse(&std::fs::read_to_string(f).unwrap()) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let reading = ["解读", "采用", "按字面", "bansha"]
+            .iter()
+            .any(|m| sc.rule.trim_start().starts_with(m));
+        if !reading
+            && let Some(post) = &post
+            && !norm(post).contains(&norm(&sc.rule))
+        {
+            failures.push(format!(
+                "{name}: rule is neither a quotation of the post nor a labelled reading: {}",
+                sc.rule
+            ));
+        }
+        if let Err(errs) = sc.run(&rules) {
+            failures.push(format!("{name}:\n  {}", errs.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    assert!(
+        files.len() >= min,
+        "{set}: only {} scenarios (want at least {min})",
+        files.len()
+    );
+}
+
+#[test]
+fn scenarios_075_zhifou() {
+    run_set("075-zhifou", 30);
+}
