@@ -211,6 +211,13 @@ pub enum Event {
         target: String,
         at: LocalTime,
     },
+    /// The game is over: `winner` as the director announces it (a side, or players). From
+    /// `at` on the daemon stops polling and says so. (The night engine will record this
+    /// itself; until then the director writes it.)
+    GameOver {
+        winner: String,
+        at: LocalTime,
+    },
 }
 
 impl Event {
@@ -225,7 +232,7 @@ impl Event {
             | Event::VoteWeight { player, .. } => vec![player],
             Event::ProxyVote { voter, target, .. } if target == "弃权" => vec![voter],
             Event::ProxyVote { voter, target, .. } => vec![voter, target],
-            Event::Accelerate { .. } | Event::Delay { .. } => vec![],
+            Event::Accelerate { .. } | Event::Delay { .. } | Event::GameOver { .. } => vec![],
         }
     }
 }
@@ -435,6 +442,17 @@ impl Config {
 
     pub fn day(&self, n: u32) -> Option<&Day> {
         self.days.iter().find(|d| d.number == n)
+    }
+
+    /// The recorded end of the game (`kind = "game-over"`), if its time has come by `now`:
+    /// (winner, when).
+    pub fn game_over(&self, now: Timestamp) -> Option<(&str, Timestamp)> {
+        self.events.iter().find_map(|e| match e {
+            Event::GameOver { winner, at } if self.ts(*at) <= now => {
+                Some((winner.as_str(), self.ts(*at)))
+            }
+            _ => None,
+        })
     }
 
     pub fn is_director(&self, author: &str) -> bool {

@@ -14,15 +14,7 @@ use crate::time::format_local;
 
 pub fn run(a: &PostsArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let db = cfg.db_path();
-    if !db.exists() {
-        return Err(CliError::Input(format!(
-            "{}: no database yet (game.db in {}); run `bansha import` or `bansha sync` first",
-            db.display(),
-            cfg.path.display()
-        )));
-    }
-    let store = Store::open(&db).map_err(CliError::runtime)?;
+    let store = guard::open_store(&cfg)?;
     let tids = select_tids(&cfg, &store, a.tid, a.day)?;
     let forum = cfg.forum_key();
     let mut threads = Vec::new();
@@ -43,8 +35,7 @@ pub fn run(a: &PostsArgs) -> CliResult {
         Format::Text => posts_text(&threads, cfg.tz),
         Format::Bbcode => posts_bbcode(&threads, &cfg.forum.base_url, cfg.tz),
     };
-    println!("{}", out.trim_end());
-    Ok(())
+    emit(&format!("{}\n", out.trim_end()))
 }
 
 /// `--tid`, `--day`, both (the tid must belong to the day), or every thread the config

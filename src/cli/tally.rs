@@ -13,12 +13,24 @@ use crate::votes::{self, Tally, TallyInput};
 pub fn run(a: &TallyArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
+    guard::require_players(&cfg)?;
     let as_of = match &a.at {
         Some(s) => parse_at(&cfg, s)?,
         None => SystemClock.now(),
     };
     let tid = vote_tid(&cfg, a.day)?;
-    let store = crate::store::Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
+    if let Some(opens) = cfg.day(a.day).and_then(|d| d.opens)
+        && as_of < cfg.ts(opens)
+    {
+        return Err(CliError::Input(format!(
+            "--at {}: day {} opens at {}; there is nothing to tally before then",
+            cfg.fmt_time(as_of),
+            a.day,
+            cfg.fmt_time(cfg.ts(opens))
+        )));
+    }
+    let store = guard::open_store(&cfg)?;
+    guard::require_pages(&cfg, &store, a.day, &[crate::config::ThreadKind::Vote])?;
     let posts = store
         .posts(&cfg.forum_key(), tid)
         .map_err(CliError::runtime)?;
@@ -31,8 +43,7 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let (accel, note) = acceleration(&cfg, &rules, a.day, &process);
     let mut t = tally_day(&cfg, &rules, a.day, &posts, as_of, accel)?;
     t.notes.extend(note);
-    print!("{}", render(&cfg, &t, a.format.format));
-    Ok(())
+    emit(&render(&cfg, &t, a.format.format))
 }
 
 /// `--at TIME` in the game's timezone.

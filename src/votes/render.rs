@@ -4,6 +4,34 @@ use std::fmt::Write;
 
 use super::tally::Tally;
 use crate::report::bbcode_escape as esc;
+use crate::report::{max_width, pad_right};
+
+/// A tally before 关门 (now, or `--at` a time before it) is interim: it says who leads
+/// (目前领先), never who is out or elected. Both times are `YYYY-MM-DD HH:MM:SS` in the
+/// game's timezone, so they compare as strings.
+pub fn is_interim(t: &Tally) -> bool {
+    match &t.closes {
+        Some(c) => !t.as_of.is_empty() && t.as_of < *c,
+        None => false,
+    }
+}
+
+/// The interim result: who leads, escaped with `e`.
+fn leading_line(t: &Tally, e: impl Fn(&str) -> String) -> String {
+    let tp: Vec<String> = tops(t)
+        .into_iter()
+        .filter(|x| *x != "弃权")
+        .map(e)
+        .collect();
+    match tp.len() {
+        0 => "目前无人得票（关门前的统计，非最终结果）".into(),
+        1 => format!("目前领先：{}（关门前的统计，非最终结果）", tp[0]),
+        _ => format!(
+            "目前平票领先：{}（关门前的统计，非最终结果）",
+            tp.join("、")
+        ),
+    }
+}
 
 fn floor_label(floor: Option<u32>, proxy: bool) -> String {
     match (floor, proxy) {
@@ -17,7 +45,7 @@ fn target_label(t: &Option<String>, written: &Option<String>) -> String {
     match (t, written) {
         (Some(t), _) => t.clone(),
         (None, None) => "弃权".into(),
-        (None, Some(w)) => format!("`{w}`"),
+        (None, Some(w)) => format!("「{w}」"),
     }
 }
 
@@ -59,33 +87,51 @@ pub fn text(t: &Tally, game: &str) -> String {
         if t.accelerated { "，已加速" } else { "" }
     );
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "结果：{} {}",
-        kind_zh(t.mode, t.outcome.kind),
-        t.outcome.player.as_deref().unwrap_or("-")
-    );
-    let _ = writeln!(s, "  依据：{}", t.outcome.via);
-    if !t.outcome.clause.is_empty() {
-        let _ = writeln!(s, "  规则：「{}」", t.outcome.clause);
+    if is_interim(t) {
+        let _ = writeln!(s, "结果：{}", leading_line(t, str::to_string));
+    } else {
+        match t.outcome.player.as_deref() {
+            Some(p) => {
+                let _ = writeln!(s, "结果：{} {p}", kind_zh(t.mode, t.outcome.kind));
+            }
+            None => {
+                let _ = writeln!(s, "结果：{}", kind_zh(t.mode, t.outcome.kind));
+            }
+        }
+        let _ = writeln!(s, "  依据：{}", t.outcome.via);
+        if !t.outcome.clause.is_empty() {
+            let _ = writeln!(s, "  规则：「{}」", t.outcome.clause);
+        }
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "票数：");
     if t.totals.is_empty() {
         let _ = writeln!(s, "  （无）");
     }
+    let tw = max_width(t.totals.iter().map(|x| x.target.as_str()), 12);
     for x in &t.totals {
-        let _ = writeln!(s, "  {:<12} {}", x.target, x.votes);
+        let _ = writeln!(s, "  {} {}", pad_right(&x.target, tw), x.votes);
     }
+    // Ballot lines: floor, time, voter in columns of equal display width.
+    let vw = max_width(t.ballots.iter().map(|b| b.voter.as_str()), 0);
+    let fw = max_width(
+        t.ballots
+            .iter()
+            .map(|b| floor_label(b.floor, b.proxy))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+        5,
+    );
     let _ = writeln!(s);
     let _ = writeln!(s, "有效票：");
     for b in t.ballots.iter().filter(|b| b.valid) {
         let _ = writeln!(
             s,
-            "  {:<5} {}  {} -> {}  {}票{}",
-            floor_label(b.floor, b.proxy),
+            "  {} {}  {} -> {}  {}票{}",
+            pad_right(&floor_label(b.floor, b.proxy), fw),
             b.time,
-            b.voter,
+            pad_right(&b.voter, vw),
             target_label(&b.target, &b.written_target),
             b.weight,
             if b.change { "  （改票）" } else { "" }
@@ -104,10 +150,10 @@ pub fn text(t: &Tally, game: &str) -> String {
         for b in rejected {
             let _ = writeln!(
                 s,
-                "  {:<5} {}  {} -> {}: {}",
-                floor_label(b.floor, b.proxy),
+                "  {} {}  {} -> {}: {}",
+                pad_right(&floor_label(b.floor, b.proxy), fw),
                 b.time,
-                b.voter,
+                pad_right(&b.voter, vw),
                 target_label(&b.target, &b.written_target),
                 b.reason.as_deref().unwrap_or("")
             );
@@ -140,10 +186,10 @@ pub fn text(t: &Tally, game: &str) -> String {
         for b in last {
             let _ = writeln!(
                 s,
-                "  {:<5} {}  {} -> {}  {}",
-                floor_label(b.floor, b.proxy),
+                "  {} {}  {} -> {}  {}",
+                pad_right(&floor_label(b.floor, b.proxy), fw),
                 b.time,
-                b.voter,
+                pad_right(&b.voter, vw),
                 target_label(&b.target, &b.written_target),
                 if b.valid { "有效" } else { "无效" }
             );
@@ -230,7 +276,12 @@ fn result_line(t: &Tally) -> String {
 /// string is escaped.
 pub fn bbcode(t: &Tally, game: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), t.day);
+    let interim = is_interim(t);
+    if interim {
+        let _ = writeln!(s, "[b]{} 第{}天 投票情况（未关门）[/b]", esc(game), t.day);
+    } else {
+        let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), t.day);
+    }
     let _ = writeln!(s, "统计截至 {}", t.as_of);
     if t.secrecy != "open" && !t.secrecy_clause.is_empty() {
         let _ = writeln!(s, "[size=2]{}[/size]", esc(&t.secrecy_clause));
@@ -287,6 +338,10 @@ pub fn bbcode(t: &Tally, game: &str) -> String {
             );
         }
     }
-    let _ = writeln!(s, "[b]{}[/b]", result_line(t));
+    if interim {
+        let _ = writeln!(s, "[b]{}[/b]", leading_line(t, esc));
+    } else {
+        let _ = writeln!(s, "[b]{}[/b]", result_line(t));
+    }
     s
 }
