@@ -477,3 +477,99 @@ fn fetch_thread(head: &str, output: &Path, tid: u64) -> Result<Vec<ThreadPage>, 
         Ok(pages)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, Event};
+
+    /// The kind of an event, by an exhaustive match: a new `Event` variant does not compile
+    /// here until it is named, and then the test below wants it documented.
+    fn kind(e: &Event) -> &'static str {
+        match e {
+            Event::Out { .. } => "out",
+            Event::Revive { .. } => "revive",
+            Event::Sheriff { .. } => "sheriff",
+            Event::Role { .. } => "role",
+            Event::Status { .. } => "status",
+            Event::VoteWeight { .. } => "vote-weight",
+            Event::Accelerate { .. } => "accelerate",
+            Event::Delay { .. } => "delay",
+            Event::ProxyVote { .. } => "proxy-vote",
+            Event::GameOver { .. } => "game-over",
+        }
+    }
+
+    #[test]
+    fn every_event_kind_is_documented_and_its_example_loads() {
+        // Uncomment the examples (`# ` lines), leave the prose (`## ` lines) commented.
+        let examples: String = EVENTS_DOC
+            .lines()
+            .filter_map(|l| l.strip_prefix("# "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let text = format!(
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n\
+             [[player]]\nname = \"傻树\"\n[[player]]\nname = \"白色防御者\"\n{examples}"
+        );
+        let cfg = Config::from_str(Path::new("g.toml"), &text).unwrap();
+        let kinds: Vec<&str> = cfg.events.iter().map(kind).collect();
+        assert_eq!(kinds, EVENT_KINDS);
+    }
+
+    #[test]
+    fn repliers_are_in_floor_order_once_each_without_the_opener() {
+        use crate::model::PagePost;
+        let post = |floor: u32, author: &str, uid: u64| PagePost {
+            pid: Some(u64::from(floor) + 100),
+            floor: Some(floor),
+            floor_label: format!("{floor}#"),
+            author: author.into(),
+            uid: Some(uid),
+            time: i64::from(floor),
+            edit: None,
+            quote: None,
+            html: String::new(),
+            text: "报名".into(),
+            red: String::new(),
+            large: String::new(),
+            locked: None,
+            deleted: false,
+            duplicate: false,
+        };
+        let page = |n: u32, posts: Vec<PagePost>| ThreadPage {
+            tid: 9,
+            title: "报名".into(),
+            page: n,
+            total_pages: 2,
+            posts,
+            author_filtered: false,
+            viewer_uid: None,
+        };
+        // Page 2 read first; the opener replies again at floor 4.
+        let pages = [
+            page(2, vec![post(21, "丙", 3), post(22, "甲", 1)]),
+            page(
+                1,
+                vec![
+                    post(1, "导演", 9),
+                    post(2, "甲", 1),
+                    post(3, "乙", 2),
+                    post(4, "导演", 9),
+                ],
+            ),
+        ];
+        let got: Vec<(String, Option<u64>)> = repliers(&pages)
+            .into_iter()
+            .map(|s| (s.name, s.uid))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("甲".to_string(), Some(1)),
+                ("乙".to_string(), Some(2)),
+                ("丙".to_string(), Some(3))
+            ]
+        );
+    }
+}

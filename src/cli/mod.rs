@@ -2,6 +2,7 @@
 //! this file holds the argument types and the dispatch.
 
 mod activity;
+mod changes;
 mod demo;
 mod guard;
 mod import;
@@ -70,6 +71,21 @@ pub enum Command {
     /// Write a complete, commented game config to start from (days proposed from the rule
     /// set; players from the 报名帖).
     Init(InitArgs),
+    /// What is new since TIME (or since the last call): ballots, 改票, edits, deletions,
+    /// 加速/延时 requests.
+    Changes(ChangesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Changes first seen at or after this time (`YYYY-MM-DD HH:MM[:SS]`, game timezone);
+    /// default: the last time `bansha changes` was run for this database.
+    #[arg(long)]
+    pub since: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]
@@ -282,6 +298,7 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Activity(a) => activity::run_activity(&a),
         Command::Elevator(a) => activity::run_elevator(&a),
         Command::Init(a) => init::run(&a),
+        Command::Changes(a) => changes::run(&a),
     }
 }
 
