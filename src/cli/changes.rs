@@ -316,7 +316,7 @@ fn collect(
             }
         }
     }
-    out.sort_by(|a, b| (a.seen, a.day, a.floor).cmp(&(b.seen, b.day, b.floor)));
+    out.sort_by_key(|c| (c.seen, c.day, c.floor));
     Ok(out)
 }
 
