@@ -119,6 +119,12 @@ fn a_day_whose_threads_have_no_stored_pages_names_the_thread_to_sync() {
         err.contains("thread 3002 (投票帖)") && err.contains("bansha sync"),
         "{err}"
     );
+    let (code, out, err) = bansha(&["posts", "--config", l.c(), "--day", "3"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("thread 3001") && err.contains("bansha sync"),
+        "{err}"
+    );
     let (code, _, err) = bansha(&["activity", "--config", l.c(), "--day", "3"]);
     assert_eq!(code, 2, "{err}");
     for t in ["3001", "3002", "3003"] {

@@ -27,6 +27,20 @@ pub fn run(a: &PostsArgs) -> CliResult {
         let posts = store.posts(&forum, tid).map_err(CliError::runtime)?;
         threads.push((tid, title, posts));
     }
+    if threads.iter().all(|t| t.2.is_empty()) {
+        let names: Vec<String> = threads.iter().map(|t| format!("thread {}", t.0)).collect();
+        return Err(CliError::Input(format!(
+            "{}: no stored pages for {}; run `bansha sync --config {c}` or `bansha import \
+             --config {c} --tid TID SAVED-PAGES` first",
+            cfg.db_path().display(),
+            if names.is_empty() {
+                "any thread".to_string()
+            } else {
+                names.join(", ")
+            },
+            c = cfg.path.display()
+        )));
+    }
     let out = match a.format.format {
         Format::Json => {
             let all: Vec<&Post> = threads.iter().flat_map(|t| t.2.iter()).collect();
