@@ -215,6 +215,7 @@ fn init_writes_a_complete_config_with_the_signup_threads_repliers_in_reply_order
     let out_cfg = l.dir.join("new-game.toml");
     let (code, out, err) = bansha(&[
         "init",
+        "--config",
         out_cfg.to_str().unwrap(),
         "--rules",
         &format!("{ROOT}/rules/075-zhifou.toml"),
@@ -275,6 +276,7 @@ fn init_writes_a_complete_config_with_the_signup_threads_repliers_in_reply_order
     // It refuses to overwrite.
     let (code, _, err) = bansha(&[
         "init",
+        "--config",
         out_cfg.to_str().unwrap(),
         "--rules",
         &format!("{ROOT}/rules/075-zhifou.toml"),
@@ -291,6 +293,7 @@ fn init_reads_a_saved_signup_page() {
     let out_cfg = dir.join("g.toml");
     let (code, out, err) = bansha(&[
         "init",
+        "--config",
         out_cfg.to_str().unwrap(),
         "--rules",
         &format!("{ROOT}/rules/075-zhifou.toml"),

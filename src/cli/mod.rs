@@ -91,6 +91,7 @@ pub struct ChangesArgs {
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The config file to write (refused if it exists, unless --force).
+    #[arg(long = "config", short = 'c', default_value = "game.toml")]
     pub output: PathBuf,
     /// The game's rule set (`rules/075-zhifou.toml`).
     #[arg(long)]
