@@ -194,6 +194,12 @@ fn an_interim_tally_says_who_leads_and_never_who_is_out_or_elected() {
         assert!(!last.contains("出局") && !last.contains("当选"), "{bb}");
         assert!(bb.contains("未关门") && !bb.contains("投票结果"), "{bb}");
     }
+    let json: serde_json::Value =
+        serde_json::from_str(&tally("2", "2026-03-05 20:00", "json")).unwrap();
+    assert_eq!(json["interim"], true);
+    let json: serde_json::Value =
+        serde_json::from_str(&tally("2", "2026-03-05 21:30", "json")).unwrap();
+    assert_eq!(json["interim"], false);
     // After 关门 the same tally is final and says what happened.
     let text = tally("2", "2026-03-05 21:30", "text");
     let line = result_line(&text);

@@ -142,7 +142,15 @@ pub fn render(cfg: &Config, t: &Tally, format: Format) -> String {
         Format::Text => votes::render::text(t, &cfg.game.name),
         Format::Bbcode => votes::render::bbcode(t, &cfg.game.name),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(t).expect("a tally serializes");
+            // `interim`: tallied before 关门; the outcome is who leads, not a result.
+            let mut v = serde_json::to_value(t).expect("a tally serializes");
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "interim".into(),
+                    serde_json::Value::Bool(votes::render::is_interim(t)),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v).expect("a tally serializes");
             s.push('\n');
             s
         }
