@@ -22,9 +22,12 @@ pub fn run(a: &TallyArgs) -> CliResult {
     if let Some(opens) = cfg.day(a.day).and_then(|d| d.opens)
         && as_of < cfg.ts(opens)
     {
+        let when = match &a.at {
+            Some(_) => format!("--at {}", cfg.fmt_time(as_of)),
+            None => format!("now ({})", cfg.fmt_time(as_of)),
+        };
         return Err(CliError::Input(format!(
-            "--at {}: day {} opens at {}; there is nothing to tally before then",
-            cfg.fmt_time(as_of),
+            "{when}: day {} opens at {}; there is nothing to tally before then",
             a.day,
             cfg.fmt_time(cfg.ts(opens))
         )));
