@@ -145,7 +145,11 @@ pub fn run(a: &InitArgs) -> CliResult {
             ))
         })?,
         None => {
-            let today = chrono::Utc::now().with_timezone(&tz).date_naive();
+            let now = crate::time::Clock::now(&crate::time::SystemClock);
+            let today = chrono::DateTime::from_timestamp(now, 0)
+                .unwrap_or_default()
+                .with_timezone(&tz)
+                .date_naive();
             (today + chrono::Days::new(1)).and_time(rules.activity.opens_time())
         }
     };

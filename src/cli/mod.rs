@@ -251,14 +251,16 @@ struct GameTime;
 
 impl tracing_subscriber::fmt::time::FormatTime for GameTime {
     fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
-        let now = chrono::Utc::now();
+        use crate::time::Clock;
+        let ts = crate::time::SystemClock.now();
+        let now = chrono::DateTime::from_timestamp(ts, 0).unwrap_or_default();
         match LOG_TZ.get() {
             Some(tz) => write!(
                 w,
                 "{}",
-                now.with_timezone(tz).format("%Y-%m-%d %H:%M:%S%.3f %:z")
+                now.with_timezone(tz).format("%Y-%m-%d %H:%M:%S %:z")
             ),
-            None => write!(w, "{}", now.format("%Y-%m-%d %H:%M:%S%.3fZ")),
+            None => write!(w, "{}", now.format("%Y-%m-%d %H:%M:%SZ")),
         }
     }
 }
