@@ -340,6 +340,27 @@ fn fenced(md: &str, lang: &str) -> Vec<String> {
     out
 }
 
+/// A plain HTTP/1.1 GET against the test forum, as a browser's "save page" gets it.
+fn http_get(base: &str, path: &str) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let host = base.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).unwrap();
+    let at = resp.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    assert!(
+        resp.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&resp[..at])
+    );
+    resp[at + 4..].to_vec()
+}
+
 #[test]
 fn the_setup_docs_example_config_works_copied_verbatim() {
     let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/director-setup.md")).unwrap();
@@ -365,6 +386,90 @@ fn the_setup_docs_example_config_works_copied_verbatim() {
         assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
         assert!(err.contains("no such database"), "{cmd}: {err}");
     }
+    // And it tallies: the doc's 投票帖, served by the test forum, saved as a browser would
+    // save it and imported into the verbatim config's database.
+    let forum = TestForum::start(
+        ForumSpec::parse(
+            Path::new("doc-forum.toml"),
+            r#"
+[site]
+human_time = false
+[[forum]]
+fid = 2
+name = "版杀区"
+[[user]]
+uid = 1
+name = "[075]导演A"
+[[user]]
+uid = 101
+name = "傻树"
+[[user]]
+uid = 102
+name = "白色防御者"
+[[thread]]
+tid = 1814694
+fid = 2
+subject = "[075] 第一天投票帖"
+[[thread.post]]
+author = "[075]导演A"
+time = "2026-03-04 09:00:00"
+message = "投票格式：投票对象：XX 投票理由：XX"
+[[thread.post]]
+author = "傻树"
+time = "2026-03-04 10:00:00"
+message = "投票对象：白色防御者\n投票理由：发言奇怪"
+[[thread.post]]
+author = "白色防御者"
+time = "2026-03-04 11:00:00"
+message = "投票对象：傻树\n投票理由：票型"
+"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let page = dir.join("thread-1814694-1-1.html");
+    std::fs::write(
+        &page,
+        http_get(&forum.base_url(), "forum.php?mod=viewthread&tid=1814694"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(bin())
+            .args(args)
+            .current_dir(ROOT)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let c = cfg.to_str().unwrap();
+    let (code, out, err) = run(&[
+        "import",
+        "--config",
+        c,
+        "--saved-at",
+        "2026-03-05 22:00",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, out, err) = run(&["tally", "--config", c, "--day", "1", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let valid: Vec<(&str, &str)> = t["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["valid"] == true)
+        .map(|b| (b["voter"].as_str().unwrap(), b["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        valid,
+        [("傻树", "白色防御者"), ("白色防御者", "傻树")],
+        "{out}"
+    );
     // The events block of the doc documents every kind and loads appended to the example.
     let events = blocks
         .iter()
