@@ -878,17 +878,32 @@ fn a_database_folder_that_does_not_exist_is_named() {
 fn a_read_only_database_is_named_with_the_problem_and_still_reads() {
     use std::os::unix::process::CommandExt;
     let l = synced("readonly");
+    // Everything the unprivileged run needs sits in the game folder (a clone under /root
+    // is not readable by other users): the rule set and the binary.
+    let rules = l.dir.join("075-zhifou.toml");
+    std::fs::copy(format!("{ROOT}/rules/075-zhifou.toml"), &rules).unwrap();
+    l.edit_config(|t| {
+        t.replace(
+            &format!("{ROOT}/rules/075-zhifou.toml"),
+            rules.to_str().unwrap(),
+        )
+    });
+    let exe = l.dir.join("bansha");
+    if std::fs::hard_link(bin(), &exe).is_err() {
+        std::fs::copy(bin(), &exe).unwrap();
+    }
+    chmod(&exe, 0o755);
     for f in std::fs::read_dir(&l.dir).unwrap() {
         let p = f.unwrap().path();
-        if p.is_file() {
+        if p.is_file() && p != exe {
             chmod(&p, 0o444);
         }
     }
     chmod(&l.dir, 0o555);
     // Root ignores file modes: run bansha as an unprivileged user then.
     let run = |args: &[&str]| {
-        let mut cmd = Command::new(bin());
-        cmd.args(args);
+        let mut cmd = Command::new(&exe);
+        cmd.args(args).current_dir(&l.dir);
         if std::fs::File::create(l.dir.join("probe")).is_ok() {
             let _ = std::fs::remove_file(l.dir.join("probe"));
             cmd.uid(65534).gid(65534);
@@ -912,6 +927,7 @@ fn a_read_only_database_is_named_with_the_problem_and_still_reads() {
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("票数"), "{out}");
     chmod(&l.dir, 0o755);
+    let _ = std::fs::remove_dir_all(&l.dir);
 }
 
 #[test]
