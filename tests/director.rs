@@ -587,6 +587,18 @@ fn changes_without_since_the_first_time_says_how_to_ask() {
     let (code, _, err) = bansha(&["changes", "--config", l.c()]);
     assert_eq!(code, 2);
     assert!(err.contains("--since"), "{err}");
+    // It is the director's list, never a 公示.
+    let (code, out, err) = bansha(&[
+        "changes",
+        "--config",
+        l.c(),
+        "--since",
+        "2026-03-05 12:00",
+        "--format",
+        "bbcode",
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("--format text or json"), "{err}");
 }
 
 #[test]

@@ -69,6 +69,11 @@ fn asked_path(cfg: &Config) -> std::path::PathBuf {
 }
 
 pub fn run(a: &ChangesArgs) -> CliResult {
+    if a.format.format == Format::Bbcode {
+        return Err(CliError::Input(
+            "changes is the director's own list, not a 公示: use --format text or json".into(),
+        ));
+    }
     let cfg = load_config(&a.config)?;
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
     guard::require_players(&cfg)?;
