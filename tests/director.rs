@@ -958,3 +958,24 @@ fn only_files_holding_secrets_get_the_mode_warning() {
     );
     assert!(!err.contains("game.toml"), "{err}");
 }
+
+#[test]
+fn processes_opening_a_new_database_at_once_never_both_migrate_it() {
+    // A cron'd sync and a report started together on a database that does not exist yet:
+    // both open it, only one creates the schema, neither fails.
+    let dir = scratch_dir("director-migrate-race");
+    for round in 0..20 {
+        let db = dir.join(format!("r{round}.sqlite"));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let db = db.clone();
+                std::thread::spawn(move || bansha::store::Store::open(&db).map(|_| ()))
+            })
+            .collect();
+        for h in handles {
+            let r = h.join().unwrap();
+            assert!(r.is_ok(), "round {round}: {}", r.unwrap_err());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -476,7 +476,18 @@ impl Store {
                 version,
                 source,
             };
-            let tx = self.conn.transaction().map_err(merr)?;
+            // IMMEDIATE takes the write lock first; then the version is read again, so two
+            // processes opening a new database at once never both run a migration.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(merr)?;
+            let now: i64 = tx
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(merr)?;
+            if now >= version {
+                continue;
+            }
             tx.execute_batch(sql).map_err(merr)?;
             tx.pragma_update(None, "user_version", version)
                 .map_err(merr)?;
