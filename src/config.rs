@@ -240,6 +240,13 @@ pub enum Event {
         camp: String,
         at: LocalTime,
     },
+    /// The game is over: `winner` as the director announces it (a side, or players). From
+    /// `at` on the daemon stops polling and says so. (The night engine will record this
+    /// itself; until then the director writes it.)
+    GameOver {
+        winner: String,
+        at: LocalTime,
+    },
 }
 
 impl Event {
@@ -254,7 +261,10 @@ impl Event {
             | Event::VoteWeight { player, .. } => vec![player],
             Event::ProxyVote { voter, target, .. } if target == "弃权" => vec![voter],
             Event::ProxyVote { voter, target, .. } => vec![voter, target],
-            Event::Accelerate { .. } | Event::Delay { .. } | Event::Lose { .. } => vec![],
+            Event::Accelerate { .. }
+            | Event::Delay { .. }
+            | Event::Lose { .. }
+            | Event::GameOver { .. } => vec![],
         }
     }
 }
@@ -491,6 +501,17 @@ impl Config {
         self.day(day)
             .and_then(|d| d.vote_closes.or(d.closes))
             .map(|t| self.ts(t))
+    }
+
+    /// The recorded end of the game (`kind = "game-over"`), if its time has come by `now`:
+    /// (winner, when).
+    pub fn game_over(&self, now: Timestamp) -> Option<(&str, Timestamp)> {
+        self.events.iter().find_map(|e| match e {
+            Event::GameOver { winner, at } if self.ts(*at) <= now => {
+                Some((winner.as_str(), self.ts(*at)))
+            }
+            _ => None,
+        })
     }
 
     pub fn is_director(&self, author: &str) -> bool {

@@ -59,3 +59,45 @@ mod tests {
         assert_eq!(e, "［/quote］［size=7］大［/size］");
     }
 }
+
+/// How many terminal columns `s` takes: CJK characters take two (text reports line up
+/// columns by this, never by `char` count).
+pub fn display_width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+/// `s` padded with spaces on the right to `width` display columns.
+pub fn pad_right(s: &str, width: usize) -> String {
+    let w = display_width(s);
+    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// `s` padded with spaces on the left to `width` display columns.
+pub fn pad_left(s: &str, width: usize) -> String {
+    let w = display_width(s);
+    format!("{}{s}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// The widest of `items` in display columns (at least `min`).
+pub fn max_width<'a>(items: impl IntoIterator<Item = &'a str>, min: usize) -> usize {
+    items
+        .into_iter()
+        .map(display_width)
+        .max()
+        .unwrap_or(0)
+        .max(min)
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::*;
+
+    #[test]
+    fn cjk_takes_two_columns() {
+        assert_eq!(display_width("傻树"), 4);
+        assert_eq!(display_width("ab"), 2);
+        assert_eq!(pad_right("傻树", 6), "傻树  ");
+        assert_eq!(pad_left("7", 3), "  7");
+        assert_eq!(max_width(["a", "白色防御者"], 4), 10);
+    }
+}

@@ -541,6 +541,12 @@ cause = "vote"
                 post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
             ],
         );
+        // The 进程帖 holds only the director's opening floor (no 加速/延时 requests).
+        store(
+            &db,
+            703,
+            vec![post(1, 300, "导演", 1, "2026-03-04 09:00", "进程帖")],
+        );
         (cfgp, Cleanup(d))
     }
 
@@ -711,7 +717,38 @@ to_day = 2
             "activity", "--config", c, "--day", "2", "--format", "bbcode",
         ]);
         assert_eq!(code, 0);
-        assert!(out.contains("[url=http://127.0.0.1:18080/forum.php?mod=redirect&goto=findpost&ptid=702&pid=203]投票帖4楼[/url]"), "{out}");
+        // The 潜水 card is the rule post's own (固定判罚一张“黄牌”): a ruling in the 公示.
+        assert!(out.contains("乙 黄牌"), "{out}");
+        // The rule post names no card for 诈尸 (丙 posting at 投票帖4楼): bansha's blue card
+        // is a suggestion for the director, never printed as a ruling in public BBCode.
+        assert!(!out.contains("ptid=702&pid=203"), "{out}");
+        assert!(!out.contains("丙 蓝牌"), "{out}");
+    }
+
+    #[test]
+    fn a_card_the_rule_post_does_not_name_is_a_suggestion_in_the_directors_report() {
+        let (cfg, _cleanup) = game("suggest");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&["activity", "--config", c, "--day", "2"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("丙 建议蓝牌（规则帖未规定牌色"), "{out}");
+        assert!(out.contains("ptid=702&pid=203"), "{out}");
+        let (_, json, _) = bansha(&["activity", "--config", c, "--day", "2", "--format", "json"]);
+        let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let named: Vec<(String, bool)> = j["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| p["violations"].as_array().unwrap().clone())
+            .map(|v| {
+                (
+                    v["rule"].as_str().unwrap().to_string(),
+                    v["card_named_by_rule"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert!(named.contains(&("zombie-post".into(), false)), "{named:?}");
+        assert!(named.contains(&("few-posts".into(), true)), "{named:?}");
     }
 
     #[test]

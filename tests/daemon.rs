@@ -885,6 +885,9 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         "tally.bbcode",
         "activity.txt",
         "activity.json",
+        "elevator.txt",
+        "elevator.json",
+        "elevator.bbcode",
         "posts.json",
         "DONE",
     ] {
@@ -896,7 +899,8 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         errors.contains("activity --day 1 --format bbcode: no rules"),
         "{errors}"
     );
-    assert_eq!(s.reports.len(), 7, "{:?}", s.reports);
+    // posts.json, 3 × tally, 2 × activity, 3 × elevator (the 电梯楼), errors.txt.
+    assert_eq!(s.reports.len(), 10, "{:?}", s.reports);
 }
 
 #[test]

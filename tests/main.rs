@@ -4,6 +4,7 @@ mod activity;
 mod common;
 mod daemon;
 mod demo;
+mod director;
 mod ingest;
 mod night;
 mod parse;

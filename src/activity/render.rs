@@ -5,7 +5,14 @@ use serde_json::{Value, json};
 
 use super::{ActivityReport, Elevator, Evidence, Presence};
 use crate::config::Config;
-use crate::report::{author_only_url, bbcode_escape, findpost_url};
+use crate::report::{author_only_url, bbcode_escape, findpost_url, max_width, pad_left, pad_right};
+
+/// Whether the rule post itself names the card for this violation (the quoted clause says
+/// 蓝牌/黄牌/红牌). A card it does not name (诈尸, 寡言 in the rule posts so far) is bansha's
+/// suggestion: the director's report shows it as one, the public BBCode never prints it.
+pub fn card_named_by_rule(v: &super::Violation) -> bool {
+    v.clause.contains(v.card.zh())
+}
 
 fn evidence_json(cfg: &Config, e: &Evidence) -> Value {
     json!({
@@ -63,6 +70,7 @@ pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
             "violations": p.violations.iter().map(|v| json!({
                 "rule": v.rule.as_str(),
                 "card": v.card.as_str(),
+                "card_named_by_rule": card_named_by_rule(v),
                 "detail": v.detail,
                 "clause": v.clause,
                 "floors": v.evidence.iter().map(|e| evidence_json(cfg, e)).collect::<Vec<_>>(),
@@ -111,13 +119,20 @@ pub fn report_text(cfg: &Config, r: &ActivityReport) -> String {
         ));
     }
     s.push('\n');
-    s.push_str("座位  玩家  发言  投票  在场\n");
+    let nw = max_width(r.players.iter().map(|p| p.name.as_str()), 4);
+    s.push_str(&format!(
+        "座位  {}  发言  投票  在场\n",
+        pad_right("玩家", nw)
+    ));
     for p in &r.players {
         s.push_str(&format!(
-            "{:>4}  {}  {}{}  {}  {}\n",
-            p.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
-            p.name,
-            p.posts,
+            "{}  {}  {}{}  {}  {}\n",
+            pad_left(
+                &p.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+                4
+            ),
+            pad_right(&p.name, nw),
+            pad_left(&p.posts.to_string(), 4),
             if p.deleted > 0 {
                 format!("（另有 {} 帖已删除，未计）", p.deleted)
             } else {
@@ -151,10 +166,18 @@ pub fn report_text(cfg: &Config, r: &ActivityReport) -> String {
                 )
             })
             .collect();
+        let card = if card_named_by_rule(v) {
+            v.card.zh().to_string()
+        } else {
+            format!(
+                "建议{}（规则帖未规定牌色，由导演决定；公示 BBCode 不列出）",
+                v.card.zh()
+            )
+        };
         s.push_str(&format!(
             "  {} {} [{}] {}：{}\n      依据：{}\n",
             p.name,
-            v.card.zh(),
+            card,
             v.rule.as_str(),
             v.rule.zh(),
             v.detail,
@@ -193,10 +216,12 @@ pub fn report_bbcode(cfg: &Config, r: &ActivityReport) -> String {
         ));
     }
     s.push_str("[/list]\n");
+    // Only cards the rule post names are rulings; suggestions stay in the director's report.
     let any: Vec<_> = r
         .players
         .iter()
         .flat_map(|p| p.violations.iter().map(move |v| (p, v)))
+        .filter(|(_, v)| card_named_by_rule(v))
         .collect();
     if !any.is_empty() {
         s.push_str("[b]判罚[/b]\n[list]\n");
@@ -254,6 +279,7 @@ pub fn elevator_bbcode(cfg: &Config, e: &Elevator) -> String {
 pub fn elevator_text(cfg: &Config, e: &Elevator) -> String {
     let base = &cfg.forum.base_url;
     let mut s = format!("第{}天 电梯\n", e.day);
+    let nw = max_width(e.entries.iter().map(|en| en.name.as_str()), 0);
     for en in &e.entries {
         let links = match en.uid {
             Some(uid) => e
@@ -265,10 +291,13 @@ pub fn elevator_text(cfg: &Config, e: &Elevator) -> String {
             None => "uid 未知：在配置中填写 uid，或等其发帖后再生成".into(),
         };
         s.push_str(&format!(
-            "{:>4}  {}  {} 帖  {}\n",
-            en.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
-            en.name,
-            en.posts,
+            "{}  {}  {} 帖  {}\n",
+            pad_left(
+                &en.seat.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+                4
+            ),
+            pad_right(&en.name, nw),
+            pad_left(&en.posts.to_string(), 3),
             links
         ));
     }

@@ -17,20 +17,15 @@ struct Loaded {
     posts: HashMap<u64, Vec<Post>>,
 }
 
-fn load(a: &DayArgs) -> Result<Loaded, CliError> {
+fn load(a: &DayArgs, kinds: &[crate::config::ThreadKind]) -> Result<Loaded, CliError> {
     let cfg = load_config(&a.config)?;
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
     // The day must exist and have its times before anything else.
     activity::day_window(&cfg, &rules.activity, a.day).map_err(CliError::input)?;
+    guard::require_players(&cfg)?;
     let roster = Roster::from_config(&cfg);
-    let db = cfg.db_path();
-    if !db.exists() {
-        return Err(CliError::Input(format!(
-            "{}: no database yet (run `bansha sync` or `bansha import` first)",
-            db.display()
-        )));
-    }
-    let store = crate::store::Store::open(&db).map_err(CliError::runtime)?;
+    let store = guard::open_store(&cfg)?;
+    guard::require_pages(&cfg, &store, a.day, kinds)?;
     let forum = cfg.forum_key();
     let mut tids: BTreeSet<u64> = BTreeSet::new();
     for d in &cfg.days {
@@ -104,7 +99,9 @@ pub fn voted_by_tally(
 }
 
 pub fn run_activity(a: &DayArgs) -> CliResult {
-    let l = load(a)?;
+    use crate::config::ThreadKind::*;
+    // Posts, ballots and 加速/延时 requests all count: every thread of the day is needed.
+    let l = load(a, &[Discussion, Vote, Process])?;
     let voted = voted(&l, a.day);
     let g = Game {
         cfg: &l.cfg,
@@ -120,12 +117,12 @@ pub fn run_activity(a: &DayArgs) -> CliResult {
             .map_err(CliError::runtime)?,
         Format::Bbcode => render::report_bbcode(&l.cfg, &r),
     };
-    println!("{}", out.trim_end());
-    Ok(())
+    emit(&format!("{}\n", out.trim_end()))
 }
 
 pub fn run_elevator(a: &DayArgs) -> CliResult {
-    let l = load(a)?;
+    // The 电梯 links to the 讨论帖 and counts its posts.
+    let l = load(a, &[crate::config::ThreadKind::Discussion])?;
     let voted = BTreeMap::new();
     let g = Game {
         cfg: &l.cfg,
@@ -148,6 +145,5 @@ pub fn run_elevator(a: &DayArgs) -> CliResult {
             .map_err(CliError::runtime)?,
         Format::Bbcode => render::elevator_bbcode(&l.cfg, &e),
     };
-    println!("{}", out.trim_end());
-    Ok(())
+    emit(&format!("{}\n", out.trim_end()))
 }

@@ -2,9 +2,13 @@
 //! this file holds the argument types and the dispatch.
 
 mod activity;
+mod changes;
 mod demo;
+mod guard;
 mod import;
 mod night;
+pub mod init;
+mod lock;
 mod posts;
 mod sync;
 mod tally;
@@ -72,6 +76,12 @@ pub enum Command {
     /// The game as it stands (or stood at TIME): seats, alive/out, roles and camps, 警长,
     /// statuses, links, counters, skill uses left.
     State(StateArgs),
+    /// Write a complete, commented game config to start from (days proposed from the rule
+    /// set; players from the 报名帖).
+    Init(InitArgs),
+    /// What is new since TIME (or since the last call): ballots, 改票, edits, deletions,
+    /// 加速/延时 requests.
+    Changes(ChangesArgs),
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +105,18 @@ pub struct NightArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ChangesArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Changes first seen at or after this time (`YYYY-MM-DD HH:MM[:SS]`, game timezone);
+    /// default: the last time `bansha changes` was run for this database.
+    #[arg(long)]
+    pub since: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
 pub struct StateArgs {
     #[command(flatten)]
     pub config: ConfigArg,
@@ -103,6 +125,51 @@ pub struct StateArgs {
     pub at: Option<String>,
     #[command(flatten)]
     pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The config file to write (refused if it exists, unless --force).
+    #[arg(long = "config", short = 'c', default_value = "game.toml")]
+    pub output: PathBuf,
+    /// The game's rule set (`rules/075-zhifou.toml`).
+    #[arg(long)]
+    pub rules: PathBuf,
+    /// The forum's address: where forum.php lives (`https://bbs.example.com/`).
+    #[arg(long)]
+    pub base_url: String,
+    /// The game's name (default: the rule set's).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// When day 1 opens (`YYYY-MM-DD HH:MM`, game timezone); default: tomorrow at the
+    /// rule set's opening hour.
+    #[arg(long)]
+    pub first_day: Option<String>,
+    /// How many [[day]] entries to propose.
+    #[arg(long, default_value_t = 3)]
+    pub days: u32,
+    /// The 报名帖 (sign-up thread) tid: its repliers become the [[player]] entries, in
+    /// reply order. Fetched from the forum unless --signup-page files are given.
+    #[arg(long)]
+    pub signup: Option<u64>,
+    /// A saved page of the 报名帖 (HTML or API JSON) to read instead of fetching it.
+    #[arg(long = "signup-page")]
+    pub signup_pages: Vec<PathBuf>,
+    /// The director's cookies (Netscape cookies.txt), for fetching and for the config.
+    #[arg(long)]
+    pub cookie_file: Option<PathBuf>,
+    /// The forum's charset: auto | utf-8 | gbk.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "utf-8", "gbk"])]
+    pub charset: String,
+    /// The game's timezone.
+    #[arg(long, default_value = "Asia/Shanghai")]
+    pub timezone: String,
+    /// A director's forum name (repeatable): their posts are never ballots.
+    #[arg(long)]
+    pub director: Vec<String>,
+    /// Overwrite an existing file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -229,6 +296,40 @@ pub fn default_log_filter(verbose: u8) -> String {
     }
 }
 
+/// Print a command's output to stdout. A closed pipe (`bansha … | head -1`) is not an
+/// error: the reader has what it wanted, and the command ends quietly with status 0.
+pub fn emit(s: &str) -> CliResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::Runtime(format!("writing the output: {e}"))),
+    }
+}
+
+/// The game's timezone for log timestamps, set when a config is loaded (UTC before).
+static LOG_TZ: std::sync::OnceLock<chrono_tz::Tz> = std::sync::OnceLock::new();
+
+/// Log times in the game's timezone, as the director reads every other time.
+struct GameTime;
+
+impl tracing_subscriber::fmt::time::FormatTime for GameTime {
+    fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
+        use crate::time::Clock;
+        let ts = crate::time::SystemClock.now();
+        let now = chrono::DateTime::from_timestamp(ts, 0).unwrap_or_default();
+        match LOG_TZ.get() {
+            Some(tz) => write!(
+                w,
+                "{}",
+                now.with_timezone(tz).format("%Y-%m-%d %H:%M:%S %:z")
+            ),
+            None => write!(w, "{}", now.format("%Y-%m-%d %H:%M:%SZ")),
+        }
+    }
+}
+
 pub fn init_tracing(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log_filter(verbose)));
@@ -236,13 +337,16 @@ pub fn init_tracing(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
+        .with_timer(GameTime)
         .with_writer(std::io::stderr)
         .try_init();
 }
 
 /// Load the game config, mapping problems to exit status 2.
 pub fn load_config(arg: &ConfigArg) -> Result<crate::config::Config, CliError> {
-    crate::config::Config::load(&arg.config).map_err(CliError::input)
+    let cfg = crate::config::Config::load(&arg.config).map_err(CliError::input)?;
+    let _ = LOG_TZ.set(cfg.tz);
+    Ok(cfg)
 }
 
 pub fn dispatch(cli: Cli) -> CliResult {
@@ -258,16 +362,19 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Elevator(a) => activity::run_elevator(&a),
         Command::Night(a) => night::run_night(&a),
         Command::State(a) => night::run_state(&a),
+        Command::Init(a) => init::run(&a),
+        Command::Changes(a) => changes::run(&a),
     }
 }
 
 fn check_rules(files: &[PathBuf]) -> CliResult {
     let sets = crate::rules::check_files(files).map_err(CliError::input)?;
+    let mut out = String::new();
     for s in sets {
-        println!("{}: ok ({})", s.path.display(), s.meta.name);
+        out.push_str(&format!("{}: ok ({})\n", s.path.display(), s.meta.name));
         if let Some(e) = &s.engine {
-            print!("{}", bansha_engine::rules::support_report(e));
+            out.push_str(&bansha_engine::rules::support_report(e));
         }
     }
-    Ok(())
+    emit(&out)
 }

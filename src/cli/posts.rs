@@ -14,15 +14,7 @@ use crate::time::format_local;
 
 pub fn run(a: &PostsArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let db = cfg.db_path();
-    if !db.exists() {
-        return Err(CliError::Input(format!(
-            "{}: no database yet (game.db in {}); run `bansha import` or `bansha sync` first",
-            db.display(),
-            cfg.path.display()
-        )));
-    }
-    let store = Store::open(&db).map_err(CliError::runtime)?;
+    let store = guard::open_store(&cfg)?;
     let tids = select_tids(&cfg, &store, a.tid, a.day)?;
     let forum = cfg.forum_key();
     let mut threads = Vec::new();
@@ -35,6 +27,20 @@ pub fn run(a: &PostsArgs) -> CliResult {
         let posts = store.posts(&forum, tid).map_err(CliError::runtime)?;
         threads.push((tid, title, posts));
     }
+    if threads.iter().all(|t| t.2.is_empty()) {
+        let names: Vec<String> = threads.iter().map(|t| format!("thread {}", t.0)).collect();
+        return Err(CliError::Input(format!(
+            "{}: no stored pages for {}; run `bansha sync --config {c}` or `bansha import \
+             --config {c} --tid TID SAVED-PAGES` first",
+            cfg.db_path().display(),
+            if names.is_empty() {
+                "any thread".to_string()
+            } else {
+                names.join(", ")
+            },
+            c = cfg.path.display()
+        )));
+    }
     let out = match a.format.format {
         Format::Json => {
             let all: Vec<&Post> = threads.iter().flat_map(|t| t.2.iter()).collect();
@@ -43,8 +49,7 @@ pub fn run(a: &PostsArgs) -> CliResult {
         Format::Text => posts_text(&threads, cfg.tz),
         Format::Bbcode => posts_bbcode(&threads, &cfg.forum.base_url, cfg.tz),
     };
-    println!("{}", out.trim_end());
-    Ok(())
+    emit(&format!("{}\n", out.trim_end()))
 }
 
 /// `--tid`, `--day`, both (the tid must belong to the day), or every thread the config

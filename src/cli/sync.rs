@@ -20,6 +20,9 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
     };
     let db = cfg.db_path();
     let store = Store::open(&db).map_err(CliError::runtime)?;
+    // One sync/run per database; held until this function returns (or the process dies).
+    let started = cfg.fmt_time(crate::time::Clock::now(&SystemClock));
+    let _lock = super::lock::acquire(&db, if once { "sync" } else { "run" }, &started)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -37,7 +40,7 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         tokio::spawn(watch_signals(stop.clone()));
         if once {
             let sum = daemon.sync_once().await.map_err(daemon_error)?;
-            println!("{}", summary_line(&sum));
+            emit(&format!("{}\n", summary_line(&sum)))?;
             if sum.stopped {
                 return Err(CliError::Runtime(
                     "interrupted; the next sync resumes where this one stopped".into(),
@@ -56,7 +59,11 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
             Ok(())
         } else {
             tracing::info!(config = %daemon.config().path.display(), "daemon started");
-            daemon.run().await.map_err(daemon_error)
+            daemon.run().await.map_err(daemon_error)?;
+            if let Some(msg) = daemon.game_over() {
+                eprintln!("bansha: {msg}; the daemon stopped");
+            }
+            Ok(())
         }
     })
 }

@@ -12,12 +12,27 @@ use crate::votes::{self, Tally, TallyInput};
 pub fn run(a: &TallyArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
+    guard::require_players(&cfg)?;
     let as_of = match &a.at {
         Some(s) => parse_at(&cfg, s)?,
         None => SystemClock.now(),
     };
     let tid = vote_tid(&cfg, a.day)?;
-    let store = crate::store::Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
+    if let Some(opens) = cfg.day(a.day).and_then(|d| d.opens)
+        && as_of < cfg.ts(opens)
+    {
+        let when = match &a.at {
+            Some(_) => format!("--at {}", cfg.fmt_time(as_of)),
+            None => format!("now ({})", cfg.fmt_time(as_of)),
+        };
+        return Err(CliError::Input(format!(
+            "{when}: day {} opens at {}; there is nothing to tally before then",
+            a.day,
+            cfg.fmt_time(cfg.ts(opens))
+        )));
+    }
+    let store = guard::open_store(&cfg)?;
+    guard::require_pages(&cfg, &store, a.day, &[crate::config::ThreadKind::Vote])?;
     let posts = store
         .posts(&cfg.forum_key(), tid)
         .map_err(CliError::runtime)?;
@@ -33,8 +48,7 @@ pub fn run(a: &TallyArgs) -> CliResult {
     if a.confirm {
         return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
     }
-    print!("{}", render(&cfg, &t, a.format.format));
-    Ok(())
+    emit(&render(&cfg, &t, a.format.format))
 }
 
 /// `--at TIME` in the game's timezone.
@@ -142,7 +156,15 @@ pub fn render(cfg: &Config, t: &Tally, format: Format) -> String {
         Format::Text => votes::render::text(t, &cfg.game.name),
         Format::Bbcode => votes::render::bbcode(t, &cfg.game.name),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(t).expect("a tally serializes");
+            // `interim`: tallied before 关门; the outcome is who leads, not a result.
+            let mut v = serde_json::to_value(t).expect("a tally serializes");
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "interim".into(),
+                    serde_json::Value::Bool(votes::render::is_interim(t)),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v).expect("a tally serializes");
             s.push('\n');
             s
         }

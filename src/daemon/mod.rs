@@ -60,6 +60,9 @@ pub struct PassSummary {
 pub enum DaemonError {
     #[error("{0}")]
     Login(FetchError),
+    /// Nothing answers at `forum.base_url` (connection refused, DNS failure).
+    #[error("{0}")]
+    Unreachable(FetchError),
     #[error("{0}")]
     Store(#[from] crate::store::StoreError),
     #[error("writing the day {day} reports: {msg}")]
@@ -87,6 +90,8 @@ pub struct Daemon {
     /// Re-tally after changes with this executable (`bansha tally --format json`).
     tally_exe: Option<PathBuf>,
     tallies: HashMap<u32, watch::Snapshot>,
+    /// Set when [`Daemon::run`] stopped because the game is over.
+    game_over: Option<String>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -135,6 +140,7 @@ impl Daemon {
             last_discovery: None,
             tally_exe: None,
             tallies: HashMap::new(),
+            game_over: None,
         }
     }
 
@@ -243,8 +249,23 @@ impl Daemon {
     /// (computed from the clock; the sleep wakes early on stop). A login failure ends the
     /// loop with an error.
     pub async fn run(&mut self) -> Result<(), DaemonError> {
+        let mut first = true;
         while !self.stopped() {
-            let sum = self.step().await?;
+            let sum = match self.step().await {
+                // At the start an unreachable forum is a wrong base_url: stop. Later it is
+                // the network going away for a while: say so once per pass, poll again.
+                Err(DaemonError::Unreachable(e)) if !first => {
+                    tracing::warn!("{e}; polling again at the next interval");
+                    PassSummary::default()
+                }
+                r => r?,
+            };
+            first = false;
+            if let Some(msg) = self.finished_game() {
+                tracing::info!("{msg}");
+                self.game_over = Some(msg);
+                break;
+            }
             if !sum.errors.is_empty() {
                 tracing::warn!(
                     errors = sum.errors.len(),
@@ -260,6 +281,35 @@ impl Daemon {
         }
         tracing::info!("stopped");
         Ok(())
+    }
+
+    /// Why the daemon stopped by itself: the game is over (a `game-over` event), with the
+    /// winner. `None` while it runs, or when it stopped on a signal.
+    pub fn game_over(&self) -> Option<&str> {
+        self.game_over.as_deref()
+    }
+
+    /// The game is over when a `game-over` event's time has passed and every day that
+    /// closed before it has its reports. The config file is re-read for its events, so an
+    /// event the director adds while the daemon runs is seen at the next pass.
+    fn finished_game(&mut self) -> Option<String> {
+        if self.cfg.path.is_file()
+            && let Ok(c) = Config::load(&self.cfg.path)
+        {
+            self.cfg.events = c.events;
+        }
+        let now = self.clock.now();
+        let (winner, at) = self.cfg.game_over(now)?;
+        let pending = self.cfg.days.iter().any(|d| {
+            d.closes.is_some_and(|c| self.cfg.ts(c) <= at) && !self.written.contains(&d.number)
+        });
+        if pending {
+            return None;
+        }
+        Some(format!(
+            "game over: {winner} (recorded at {}); every closed day has its reports; nothing more to poll",
+            self.cfg.fmt_time(at)
+        ))
     }
 
     /// Re-tally the days whose 投票帖 changed in this pass and log the differences.
@@ -318,6 +368,7 @@ impl Daemon {
         let list = match list {
             Ok(l) => l,
             Err(e @ FetchError::Login { .. }) => return Err(DaemonError::Login(e)),
+            Err(e @ FetchError::Unreachable { .. }) => return Err(DaemonError::Unreachable(e)),
             Err(e) => {
                 tracing::warn!("thread discovery on board {fid} failed: {e}");
                 return Ok(());
@@ -326,9 +377,9 @@ impl Daemon {
         self.last_discovery = Some(now);
         for f in discover::new_threads(&self.cfg, &list, &re) {
             if discover::add_to_config(&mut self.cfg, &f) {
-                tracing::info!(day = f.day, tid = f.tid, kind = ?f.kind, subject = %f.subject, "discovered a day thread; add it (and the day's closes) to the config");
+                tracing::info!(day = f.day, tid = f.tid, kind = crate::daemon::floor_text::kind(f.kind), subject = %f.subject, "discovered a day thread; add it (and the day's closes) to the config");
             } else {
-                tracing::warn!(day = f.day, tid = f.tid, subject = %f.subject, "found another {:?} thread for the day; not polled until it is in the config", f.kind);
+                tracing::warn!(day = f.day, tid = f.tid, subject = %f.subject, "found another {} thread for the day; not polled until it is in the config", crate::daemon::floor_text::kind(f.kind));
             }
         }
         Ok(())
@@ -357,6 +408,10 @@ impl Daemon {
                     return Ok(());
                 }
                 Err(e @ FetchError::Login { .. }) => return Err(DaemonError::Login(e)),
+                // Every other thread would fail the same way: end the pass now.
+                Err(e @ FetchError::Unreachable { .. }) => {
+                    return Err(DaemonError::Unreachable(e));
+                }
                 Err(e @ FetchError::Gone { .. }) => {
                     tracing::error!(tid, "thread gone or forbidden, skipping it: {e}");
                     self.gone.insert(tid, e.to_string());
@@ -1149,11 +1204,25 @@ fn excerpt(s: &str) -> String {
     out
 }
 
+/// Log field values without Rust debug text (`floor=Some(3)`): a floor as `3` or `?`.
+pub(crate) mod floor_text {
+    pub fn floor<T: std::fmt::Display>(f: Option<T>) -> String {
+        f.map(|f| f.to_string()).unwrap_or_else(|| "?".into())
+    }
+    pub fn kind(k: crate::config::ThreadKind) -> &'static str {
+        match k {
+            crate::config::ThreadKind::Discussion => "discussion",
+            crate::config::ThreadKind::Vote => "vote",
+            crate::config::ThreadKind::Process => "process",
+        }
+    }
+}
+
 fn log_changes(cfg: &Config, tp: &ThreadPage, c: &PageChanges) {
     let find = |pid: u64| tp.posts.iter().find(|p| p.pid == Some(pid) && !p.duplicate);
     for &pid in &c.new_posts {
         if let Some(p) = find(pid) {
-            tracing::info!(tid = tp.tid, pid, floor = ?p.floor, author = %p.author, time = %cfg.fmt_time(p.time), "new post: {}", excerpt(&p.text));
+            tracing::info!(tid = tp.tid, pid, floor = %floor_text::floor(p.floor), author = %p.author, time = %cfg.fmt_time(p.time), "new post: {}", excerpt(&p.text));
         }
     }
     for &pid in &c.changed {
@@ -1167,7 +1236,7 @@ fn log_changes(cfg: &Config, tp: &ThreadPage, c: &PageChanges) {
         tracing::info!(tid = tp.tid, pid, "post back");
     }
     for (pid, old, new) in &c.refloored {
-        tracing::info!(tid = tp.tid, pid, ?old, ?new, "floor renumbered");
+        tracing::info!(tid = tp.tid, pid, old = %floor_text::floor(*old), new = %floor_text::floor(*new), "floor renumbered");
     }
 }
 

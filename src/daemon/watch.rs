@@ -162,7 +162,7 @@ pub fn log(day: u32, events: &[Event]) {
                 floor,
                 valid,
             } => {
-                tracing::info!(day, voter = %voter, floor = ?floor, valid, "new ballot: {} → {}", voter, who(target))
+                tracing::info!(day, voter = %voter, floor = %crate::daemon::floor_text::floor(*floor), valid, "new ballot: {} → {}", voter, who(target))
             }
             Event::Changed { voter, from, to } => {
                 tracing::info!(day, voter = %voter, "改票: {} → {} (was {})", voter, who(to), who(from))

@@ -179,6 +179,38 @@ pub enum FetchError {
     Fatal { url: String, msg: String },
     #[error("the stop signal arrived")]
     Stopped,
+    /// Nothing answers at the forum's address (connection refused, no such host): retrying
+    /// cannot help, and every other request would fail the same way.
+    #[error(
+        "cannot reach the forum at {base_url}: {msg}; check forum.base_url in the game config (and the network)"
+    )]
+    Unreachable { base_url: String, msg: String },
+}
+
+/// Why one request got no response.
+#[derive(Debug)]
+enum SendError {
+    Stopped,
+    /// Connection refused, DNS failure: not a fault a live forum has.
+    Unreachable(String),
+    /// Anything else (a stall, a cut-off body): retried.
+    Failed(String),
+}
+
+fn send_error(e: reqwest::Error) -> SendError {
+    if e.is_connect() && !e.is_timeout() {
+        // The innermost cause says it best ("Connection refused (os error 111)",
+        // "failed to lookup address information: …").
+        let mut last = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            last = s.to_string();
+            src = s.source();
+        }
+        SendError::Unreachable(last)
+    } else {
+        SendError::Failed(describe_reqwest(e))
+    }
 }
 
 impl FetchError {
@@ -244,7 +276,7 @@ impl Fetcher {
 
     /// A fetcher from the game config: cookies from `forum.cookie_file`, credentials from
     /// the environment variables `forum.username_env` / `forum.password_env`. Warnings
-    /// (files readable by others) are logged and returned.
+    /// (a cookie file readable by others) are logged and returned.
     pub fn from_config(cfg: &Config) -> anyhow::Result<(Self, Vec<String>)> {
         let mut warnings = Vec::new();
         // Logged as found, so they are shown even when loading fails further on.
@@ -252,9 +284,9 @@ impl Fetcher {
             tracing::warn!("{w}");
             warnings.push(w);
         };
-        if let Some(w) = permission_warning(&cfg.path) {
-            warn(w);
-        }
+        // Only files that hold secrets are checked: the cookie file. The game config holds
+        // none (credentials come from environment variables it only names), so a
+        // world-readable config is normal and not warned about.
         let host = host_of(&cfg.forum.base_url);
         let jar = match &cfg.forum.cookie_file {
             Some(p) => {
@@ -340,13 +372,13 @@ impl Fetcher {
 
     /// One request through the host gate: waits out the politeness gap, sends, reads the
     /// whole body, applies `Set-Cookie`.
-    async fn send(&self, url: &str, form: Option<Vec<u8>>) -> Result<Raw, String> {
+    async fn send(&self, url: &str, form: Option<Vec<u8>>) -> Result<Raw, SendError> {
         let mut gate = self.gate.lock().await;
         if let Some(last) = *gate {
             let next = last + self.opts.min_interval;
             let now = Instant::now();
             if next > now && !self.pause(next - now).await {
-                return Err("stopped".into());
+                return Err(SendError::Stopped);
             }
         }
         self.stats.lock().unwrap().requests += 1;
@@ -371,7 +403,7 @@ impl Fetcher {
             req = req.header(reqwest::header::COOKIE, c);
         }
         let result = async {
-            let resp = req.send().await.map_err(describe_reqwest)?;
+            let resp = req.send().await.map_err(send_error)?;
             let status = resp.status().as_u16();
             {
                 let mut jar = self.jar.lock().unwrap();
@@ -386,7 +418,11 @@ impl Fetcher {
                 .get(reqwest::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
-            let body = resp.bytes().await.map_err(describe_reqwest)?.to_vec();
+            let body = resp
+                .bytes()
+                .await
+                .map_err(|e| SendError::Failed(describe_reqwest(e)))?
+                .to_vec();
             Ok(Raw {
                 url: url.to_string(),
                 status,
@@ -417,8 +453,14 @@ impl Fetcher {
                 return Err(FetchError::Stopped);
             }
             let outcome = match self.send(url, None).await {
-                Err(e) if e == "stopped" => return Err(FetchError::Stopped),
-                Err(e) => Verdict::Retry(e),
+                Err(SendError::Stopped) => return Err(FetchError::Stopped),
+                Err(SendError::Unreachable(msg)) => {
+                    return Err(FetchError::Unreachable {
+                        base_url: self.opts.base_url.clone(),
+                        msg,
+                    });
+                }
+                Err(SendError::Failed(e)) => Verdict::Retry(e),
                 Ok(raw) if raw.status >= 500 => Verdict::Retry(format!("HTTP {}", raw.status)),
                 Ok(raw) if raw.status == 429 => Verdict::Retry("HTTP 429".into()),
                 Ok(raw) => classify(raw),
@@ -524,8 +566,14 @@ impl Fetcher {
                         last: format!("HTTP {}", r.status),
                     });
                 }
-                Err(e) if e == "stopped" => return Err(FetchError::Stopped),
-                Err(e) if attempt >= self.opts.retries => {
+                Err(SendError::Stopped) => return Err(FetchError::Stopped),
+                Err(SendError::Unreachable(msg)) => {
+                    return Err(FetchError::Unreachable {
+                        base_url: self.opts.base_url.clone(),
+                        msg,
+                    });
+                }
+                Err(SendError::Failed(e)) if attempt >= self.opts.retries => {
                     return Err(FetchError::Exhausted {
                         url,
                         attempts: attempt + 1,

@@ -255,6 +255,59 @@ fn lock_parse(s: &str) -> LockKind {
     }
 }
 
+/// The database's folder, when it does not exist.
+fn missing_folder(path: &Path) -> Option<String> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+    (!parent.is_dir()).then(|| {
+        format!(
+            "the folder `{}` does not exist (create it, or fix `db` in the game config)",
+            parent.display()
+        )
+    })
+}
+
+/// Why bansha cannot write the database or create files beside it (SQLite's -wal and
+/// -shm files), if it cannot: a read-only mount, file or folder permissions.
+fn unwritable(path: &Path) -> Option<String> {
+    if path.exists()
+        && let Err(e) = std::fs::OpenOptions::new().append(true).open(path)
+    {
+        return Some(format!(
+            "cannot write the database: {e} (a read-only mount or file permissions?)"
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".bansha-write-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) => Some(format!(
+            "cannot create files in the folder `{}`: {e} (SQLite writes its -wal and -shm \
+             files beside the database; a read-only mount or folder permissions?)",
+            dir.display()
+        )),
+    }
+}
+
+/// A path for an SQLite `file:` URI (`?`, `#` and `%` escaped).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            '%' => out.push_str("%25"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn i(v: u64) -> i64 {
     v as i64
 }
@@ -368,14 +421,98 @@ fn replaced_from(bad: &str, good: &str) -> bool {
 }
 
 impl Store {
-    /// Open (creating if needed) the database file, apply migrations, turn on WAL.
+    /// Open (creating if needed) the database file, apply migrations, turn on WAL. A
+    /// missing folder, a read-only file or a folder bansha cannot write in (a read-only
+    /// mount) is an error naming the path and the problem.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let db = path.display().to_string();
+        if let Some(what) = missing_folder(path) {
+            return Err(StoreError::Invalid { db, what });
+        }
         let conn = Connection::open(path).map_err(|source| StoreError::Open {
             db: db.clone(),
             source,
-        })?;
-        Self::init(conn, db, true)
+        });
+        let store = conn.and_then(|conn| Self::init(conn, db.clone(), true));
+        let store = match store {
+            Ok(s) if s.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) => {
+                return Err(StoreError::Invalid {
+                    db,
+                    what: unwritable(path).unwrap_or_else(|| "the database is read-only".into()),
+                });
+            }
+            Ok(s) => s,
+            Err(e) => {
+                return Err(match unwritable(path) {
+                    Some(what) => StoreError::Invalid { db, what },
+                    None => e,
+                });
+            }
+        };
+        Ok(store)
+    }
+
+    /// Open a database that must already exist, for reading only (the report commands):
+    /// never creates a file, never writes. A path with no database is an error that says
+    /// so (a typo'd `game.db` must not report every player with 0 posts). A database on a
+    /// read-only mount is read as it stands. An older schema is migrated first when the
+    /// file is writable.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        let db = path.display().to_string();
+        if let Some(what) = missing_folder(path) {
+            return Err(StoreError::Invalid { db, what });
+        }
+        if !path.is_file() {
+            return Err(StoreError::Invalid {
+                db,
+                what: "no such database (check `db` in the game config for a typo, or run \
+                       `bansha sync` or `bansha import` first)"
+                    .into(),
+            });
+        }
+        use rusqlite::OpenFlags;
+        let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let open_err = |source| StoreError::Open {
+            db: db.clone(),
+            source,
+        };
+        let probe = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        };
+        let conn = match Connection::open_with_flags(path, ro) {
+            Ok(c) if probe(&c).is_ok() => c,
+            _ => {
+                // A WAL database in a folder bansha cannot write in (no -shm file can be
+                // made): read the file as it stands.
+                let uri = format!("file:{}?immutable=1", uri_path(path));
+                let c = Connection::open_with_flags(uri, ro | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(open_err)?;
+                probe(&c).map_err(open_err)?;
+                c
+            }
+        };
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(open_err)?;
+        let found = probe(&conn).map_err(open_err)?;
+        let supported = schema::current_version();
+        if found > supported {
+            return Err(StoreError::TooNew {
+                db,
+                found,
+                supported,
+            });
+        }
+        if found == 0 {
+            return Err(StoreError::Invalid {
+                db,
+                what: "not a bansha database (no schema); check `db` in the game config".into(),
+            });
+        }
+        if found < supported {
+            drop(conn);
+            return Store::open(path);
+        }
+        Ok(Store { conn, db })
     }
 
     /// A private in-memory database (tests, the demo).
@@ -435,7 +572,18 @@ impl Store {
                 version,
                 source,
             };
-            let tx = self.conn.transaction().map_err(merr)?;
+            // IMMEDIATE takes the write lock first; then the version is read again, so two
+            // processes opening a new database at once never both run a migration.
+            let tx = self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(merr)?;
+            let now: i64 = tx
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(merr)?;
+            if now >= version {
+                continue;
+            }
             tx.execute_batch(sql).map_err(merr)?;
             tx.pragma_update(None, "user_version", version)
                 .map_err(merr)?;

@@ -5,6 +5,38 @@ use std::fmt::Write;
 use super::public::{Public, public};
 use super::tally::Tally;
 use crate::report::bbcode_escape as esc;
+use crate::report::{max_width, pad_right};
+
+/// A tally before 关门 (now, or `--at` a time before it) is interim: it says who leads
+/// (目前领先), never who is out or elected. Both times are `YYYY-MM-DD HH:MM:SS` in the
+/// game's timezone, so they compare as strings.
+pub fn is_interim(t: &Tally) -> bool {
+    match &t.closes {
+        Some(c) => !t.as_of.is_empty() && t.as_of < *c,
+        None => false,
+    }
+}
+
+/// The interim result: who leads (`tops`, already limited to what the reader may see),
+/// escaped with `e`. `hidden`: the public may not learn the leader before 关门.
+fn leading_line(tops: Vec<String>, hidden: bool, e: impl Fn(&str) -> String) -> String {
+    if hidden {
+        return "关门前的统计，非最终结果".into();
+    }
+    let tp: Vec<String> = tops
+        .into_iter()
+        .filter(|x| *x != "弃权")
+        .map(|x| e(&x))
+        .collect();
+    match tp.len() {
+        0 => "目前无人得票（关门前的统计，非最终结果）".into(),
+        1 => format!("目前领先：{}（关门前的统计，非最终结果）", tp[0]),
+        _ => format!(
+            "目前平票领先：{}（关门前的统计，非最终结果）",
+            tp.join("、")
+        ),
+    }
+}
 
 pub(super) fn floor_label(floor: Option<u32>, proxy: bool) -> String {
     match (floor, proxy) {
@@ -18,7 +50,7 @@ pub(super) fn target_label(t: &Option<String>, written: &Option<String>) -> Stri
     match (t, written) {
         (Some(t), _) => t.clone(),
         (None, None) => "弃权".into(),
-        (None, Some(w)) => format!("`{w}`"),
+        (None, Some(w)) => format!("「{w}」"),
     }
 }
 
@@ -68,33 +100,51 @@ pub fn text(t: &Tally, game: &str) -> String {
         }
     );
     let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "结果：{} {}",
-        kind_zh(t.mode, t.outcome.kind),
-        t.outcome.player.as_deref().unwrap_or("-")
-    );
-    let _ = writeln!(s, "  依据：{}", t.outcome.via);
-    if !t.outcome.clause.is_empty() {
-        let _ = writeln!(s, "  规则：「{}」", t.outcome.clause);
+    if is_interim(t) {
+        let _ = writeln!(s, "结果：{}", leading_line(super::public::tops(t), false, str::to_string));
+    } else {
+        match t.outcome.player.as_deref() {
+            Some(p) => {
+                let _ = writeln!(s, "结果：{} {p}", kind_zh(t.mode, t.outcome.kind));
+            }
+            None => {
+                let _ = writeln!(s, "结果：{}", kind_zh(t.mode, t.outcome.kind));
+            }
+        }
+        let _ = writeln!(s, "  依据：{}", t.outcome.via);
+        if !t.outcome.clause.is_empty() {
+            let _ = writeln!(s, "  规则：「{}」", t.outcome.clause);
+        }
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "票数：");
     if t.totals.is_empty() {
         let _ = writeln!(s, "  （无）");
     }
+    let tw = max_width(t.totals.iter().map(|x| x.target.as_str()), 12);
     for x in &t.totals {
-        let _ = writeln!(s, "  {:<12} {}", x.target, x.votes);
+        let _ = writeln!(s, "  {} {}", pad_right(&x.target, tw), x.votes);
     }
+    // Ballot lines: floor, time, voter in columns of equal display width.
+    let vw = max_width(t.ballots.iter().map(|b| b.voter.as_str()), 0);
+    let fw = max_width(
+        t.ballots
+            .iter()
+            .map(|b| floor_label(b.floor, b.proxy))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+        5,
+    );
     let _ = writeln!(s);
     let _ = writeln!(s, "有效票：");
     for b in t.ballots.iter().filter(|b| b.valid) {
         let _ = writeln!(
             s,
-            "  {:<5} {}  {} -> {}  {}票{}",
-            floor_label(b.floor, b.proxy),
+            "  {} {}  {} -> {}  {}票{}",
+            pad_right(&floor_label(b.floor, b.proxy), fw),
             b.time,
-            b.voter,
+            pad_right(&b.voter, vw),
             target_label(&b.target, &b.written_target),
             b.weight,
             if b.change { "  （改票）" } else { "" }
@@ -113,10 +163,10 @@ pub fn text(t: &Tally, game: &str) -> String {
         for b in rejected {
             let _ = writeln!(
                 s,
-                "  {:<5} {}  {} -> {}: {}",
-                floor_label(b.floor, b.proxy),
+                "  {} {}  {} -> {}: {}",
+                pad_right(&floor_label(b.floor, b.proxy), fw),
                 b.time,
-                b.voter,
+                pad_right(&b.voter, vw),
                 target_label(&b.target, &b.written_target),
                 b.reason.as_deref().unwrap_or("")
             );
@@ -149,10 +199,10 @@ pub fn text(t: &Tally, game: &str) -> String {
         for b in last {
             let _ = writeln!(
                 s,
-                "  {:<5} {}  {} -> {}  {}",
-                floor_label(b.floor, b.proxy),
+                "  {} {}  {} -> {}  {}",
+                pad_right(&floor_label(b.floor, b.proxy), fw),
                 b.time,
-                b.voter,
+                pad_right(&b.voter, vw),
                 target_label(&b.target, &b.written_target),
                 if b.valid { "有效" } else { "无效" }
             );
@@ -227,7 +277,12 @@ fn result_line(p: &Public, tops: &[String]) -> String {
 pub fn bbcode(t: &Tally, game: &str) -> String {
     let p = public(t);
     let mut s = String::new();
-    let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), p.day);
+    let interim = is_interim(t);
+    if interim {
+        let _ = writeln!(s, "[b]{} 第{}天 投票情况（未关门）[/b]", esc(game), p.day);
+    } else {
+        let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), p.day);
+    }
     let _ = writeln!(s, "统计截至 {}", p.as_of);
     if let Some(c) = &p.secrecy_clause {
         let _ = writeln!(s, "[size=2]{}[/size]", esc(c));
@@ -281,12 +336,18 @@ pub fn bbcode(t: &Tally, game: &str) -> String {
             p.tops.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
         );
     }
-    // 平安日 names the highest only where the public may see counts or the top.
-    let tops = if p.totals.is_some() || !p.tops.is_empty() {
+    // 平安日 (and an interim leader) names the highest only where the public may see counts
+    // or the top.
+    let visible = p.totals.is_some() || !p.tops.is_empty();
+    let tops = if visible {
         super::public::tops(t)
     } else {
         Vec::new()
     };
-    let _ = writeln!(s, "[b]{}[/b]", result_line(&p, &tops));
+    if interim {
+        let _ = writeln!(s, "[b]{}[/b]", leading_line(tops, !visible, esc));
+    } else {
+        let _ = writeln!(s, "[b]{}[/b]", result_line(&p, &tops));
+    }
     s
 }

@@ -1,0 +1,335 @@
+//! `bansha changes`: what is new since a time, or since the last time it was asked — new
+//! ballots, 改票, edited and deleted posts, new 加速/延时 requests. What a director checks at
+//! lunch. "New" means first seen by bansha since then (a post synced late still shows).
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use super::*;
+use crate::config::Config;
+use crate::model::{Post, Timestamp};
+use crate::report::{findpost_url, max_width, pad_right};
+use crate::roster::Roster;
+use crate::rules::RuleSet;
+use crate::time::{Clock, SystemClock};
+
+/// One thing that changed.
+#[derive(Debug, Clone)]
+struct Change {
+    /// When bansha saw it.
+    seen: Timestamp,
+    day: u32,
+    /// 新票 | 改票 | 编辑 | 删除 | 不见 | 加速申请 | 延时申请
+    what: &'static str,
+    who: String,
+    floor: Option<u32>,
+    detail: String,
+    url: String,
+}
+
+impl Change {
+    /// Identifies a change across calls.
+    fn key(&self) -> String {
+        format!("{} {} {} {}", self.seen, self.what, self.url, self.detail)
+    }
+}
+
+/// The last call: when, and the changes it showed from that very second (timestamps are
+/// whole seconds, so a change seen in the same second as the call is kept by key).
+struct Asked {
+    at: Timestamp,
+    shown: Vec<String>,
+}
+
+impl Asked {
+    fn parse(s: &str) -> Option<Asked> {
+        let mut lines = s.lines();
+        let at = lines.next()?.trim().parse().ok()?;
+        Some(Asked {
+            at,
+            shown: lines.map(str::to_string).collect(),
+        })
+    }
+    fn to_text(&self) -> String {
+        let mut s = format!("{}\n", self.at);
+        for k in &self.shown {
+            s.push_str(&k.replace('\n', " "));
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Where the time of the last `bansha changes` is kept: beside the database.
+fn asked_path(cfg: &Config) -> std::path::PathBuf {
+    let mut s = cfg.db_path().into_os_string();
+    s.push(".changes-asked");
+    s.into()
+}
+
+pub fn run(a: &ChangesArgs) -> CliResult {
+    if a.format.format == Format::Bbcode {
+        return Err(CliError::Input(
+            "changes is the director's own list, not a 公示: use --format text or json".into(),
+        ));
+    }
+    let cfg = load_config(&a.config)?;
+    let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
+    guard::require_players(&cfg)?;
+    let store = guard::open_store(&cfg)?;
+    let now = SystemClock.now();
+    let asked = asked_path(&cfg);
+    // Changes the last call showed that were seen in its last second: not shown again.
+    let mut shown: Vec<String> = Vec::new();
+    let (since, since_why) = match &a.since {
+        Some(s) => (
+            tally::parse_at(&cfg, s).map_err(|e| match e {
+                CliError::Input(m) => CliError::Input(m.replacen("--at", "--since", 1)),
+                e => e,
+            })?,
+            "--since",
+        ),
+        None => match std::fs::read_to_string(&asked)
+            .ok()
+            .and_then(|s| Asked::parse(&s))
+        {
+            Some(last) => {
+                shown = last.shown;
+                (last.at, "上次查看")
+            }
+            None => {
+                return Err(CliError::Input(format!(
+                    "no --since and no earlier `bansha changes` for {} ({} does not exist); \
+                     give --since \"YYYY-MM-DD HH:MM\"",
+                    cfg.db_path().display(),
+                    asked.display()
+                )));
+            }
+        },
+    };
+    let all = collect(&cfg, &rules, &store, since, now)?;
+    // Everything seen in this very second is accounted for from now on, shown now or
+    // by an earlier call.
+    let accounted: Vec<String> = all
+        .iter()
+        .filter(|c| c.seen >= now)
+        .map(Change::key)
+        .collect();
+    let changes: Vec<Change> = all
+        .into_iter()
+        .filter(|c| !(c.seen == since && shown.contains(&c.key())))
+        .collect();
+    let out = match a.format.format {
+        Format::Json => {
+            let v = json!({
+                "since": cfg.fmt_time(since),
+                "until": cfg.fmt_time(now),
+                "changes": changes.iter().map(|c| json!({
+                    "seen": cfg.fmt_time(c.seen),
+                    "day": c.day,
+                    "what": c.what,
+                    "player": c.who,
+                    "floor": c.floor,
+                    "detail": c.detail,
+                    "url": c.url,
+                })).collect::<Vec<_>>(),
+            });
+            let mut s = serde_json::to_string_pretty(&v).map_err(CliError::runtime)?;
+            s.push('\n');
+            s
+        }
+        Format::Text | Format::Bbcode => text(&cfg, &changes, since, since_why, now),
+    };
+    emit(&out)?;
+    // Remember when we last told the director (best effort: a read-only folder only
+    // means the next call needs --since).
+    let record = Asked {
+        at: now,
+        shown: accounted,
+    };
+    if let Err(e) = std::fs::write(&asked, record.to_text()) {
+        tracing::warn!(
+            "{}: cannot record this call ({e}); next time give --since",
+            asked.display()
+        );
+    }
+    Ok(())
+}
+
+fn text(cfg: &Config, changes: &[Change], since: Timestamp, why: &str, now: Timestamp) -> String {
+    let mut s = format!(
+        "{} — 自 {}（{why}）至 {} 的变动：{} 项\n",
+        cfg.game.name,
+        cfg.fmt_time(since),
+        cfg.fmt_time(now),
+        changes.len()
+    );
+    if changes.is_empty() {
+        s.push_str("  （无）\n");
+        return s;
+    }
+    let ww = max_width(changes.iter().map(|c| c.what), 0);
+    let pw = max_width(changes.iter().map(|c| c.who.as_str()), 0);
+    for c in changes {
+        let floor = c
+            .floor
+            .map(|f| format!("{f}#"))
+            .unwrap_or_else(|| "代投".into());
+        s.push_str(&format!(
+            "  {}  第{}天  {}  {}  {}  {}\n      {}\n",
+            cfg.fmt_time(c.seen),
+            c.day,
+            pad_right(c.what, ww),
+            pad_right(&c.who, pw),
+            pad_right(&floor, 5),
+            c.detail,
+            c.url
+        ));
+    }
+    s
+}
+
+fn collect(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    since: Timestamp,
+    now: Timestamp,
+) -> Result<Vec<Change>, CliError> {
+    let forum = cfg.forum_key();
+    let base = &cfg.forum.base_url;
+    let roster = Roster::from_config(cfg);
+    let mut out = Vec::new();
+    let mut loaded: HashMap<u64, Vec<Post>> = HashMap::new();
+    let mut posts_of = |tid: u64| -> Result<Vec<Post>, CliError> {
+        if let Some(p) = loaded.get(&tid) {
+            return Ok(p.clone());
+        }
+        let p = store.posts(&forum, tid).map_err(CliError::runtime)?;
+        loaded.insert(tid, p.clone());
+        Ok(p)
+    };
+    for d in &cfg.days {
+        // Ballots and 改票 in the 投票帖, judged as the tally judges them now.
+        if let Some(vt) = d.vote {
+            let posts = posts_of(vt)?;
+            let first_seen: HashMap<u64, Timestamp> =
+                posts.iter().map(|p| (p.pid, p.first().seen_at)).collect();
+            let process = match d.process {
+                Some(pt) => posts_of(pt)?,
+                None => Vec::new(),
+            };
+            let (accel, _) = tally::acceleration(cfg, rules, d.number, &process);
+            let t = tally::tally_day(cfg, rules, d.number, &posts, now, accel)?;
+            for b in t.ballots.iter().filter(|b| !b.by_director) {
+                let seen = match b.pid {
+                    Some(pid) => first_seen.get(&pid).copied().unwrap_or(b.ts),
+                    None => b.ts,
+                };
+                if seen < since {
+                    continue;
+                }
+                let target = b
+                    .target
+                    .clone()
+                    .or_else(|| b.written_target.as_ref().map(|w| format!("「{w}」")))
+                    .unwrap_or_else(|| "弃权".into());
+                let verdict = if b.valid {
+                    "有效".to_string()
+                } else {
+                    format!("无效：{}", b.reason.as_deref().unwrap_or(""))
+                };
+                out.push(Change {
+                    seen,
+                    day: d.number,
+                    what: if b.change { "改票" } else { "新票" },
+                    who: b.voter.clone(),
+                    floor: b.floor,
+                    detail: format!("→ {target}（{verdict}）"),
+                    url: b.url.clone().unwrap_or_default(),
+                });
+            }
+            // 加速/延时 requests in the 进程帖.
+            if d.process.is_some()
+                && let Ok(dec) =
+                    crate::activity::acceleration(cfg, &rules.activity, &roster, d.number, &process)
+            {
+                let seen_at: HashMap<u64, Timestamp> =
+                    process.iter().map(|p| (p.pid, p.first().seen_at)).collect();
+                for q in dec.requests.iter().filter(|q| !cfg.is_director(&q.player)) {
+                    let seen = seen_at.get(&q.pid).copied().unwrap_or(q.time);
+                    if seen < since {
+                        continue;
+                    }
+                    out.push(Change {
+                        seen,
+                        day: d.number,
+                        what: match q.kind {
+                            crate::activity::RequestKind::Accelerate => "加速申请",
+                            crate::activity::RequestKind::Delay => "延时申请",
+                        },
+                        who: q.player.clone(),
+                        floor: q.floor,
+                        detail: match &q.reason {
+                            None => "计入".into(),
+                            Some(r) => format!("不计：{r}"),
+                        },
+                        url: findpost_url(base, q.tid, q.pid),
+                    });
+                }
+            }
+        }
+        // Edits and deletions in every thread of the day.
+        for tid in crate::daemon::plan::day_threads(cfg, d.number) {
+            let posts = posts_of(tid)?;
+            for p in &posts {
+                for (i, r) in p.revisions.iter().enumerate().skip(1) {
+                    if r.seen_at >= since {
+                        out.push(Change {
+                            seen: r.seen_at,
+                            day: d.number,
+                            what: "编辑",
+                            who: p.author.clone(),
+                            floor: p.floor,
+                            detail: format!("第{}版：{}", i + 1, excerpt(&r.text)),
+                            url: findpost_url(base, p.tid, p.pid),
+                        });
+                    }
+                }
+            }
+            for e in store.presence_log(&forum, tid).map_err(CliError::runtime)? {
+                if e.at < since || !(e.event == "deleted" || e.event == "missing") {
+                    continue;
+                }
+                let p = posts.iter().find(|p| p.pid == e.pid);
+                out.push(Change {
+                    seen: e.at,
+                    day: d.number,
+                    what: if e.event == "deleted" {
+                        "删除"
+                    } else {
+                        "不见"
+                    },
+                    who: p.map(|p| p.author.clone()).unwrap_or_default(),
+                    floor: p.and_then(|p| p.floor),
+                    detail: p
+                        .map(|p| format!("原文：{}", excerpt(&p.current().text)))
+                        .unwrap_or_default(),
+                    url: findpost_url(base, tid, e.pid),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|c| (c.seen, c.day, c.floor));
+    Ok(out)
+}
+
+fn excerpt(s: &str) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut e: String = one.chars().take(40).collect();
+    if one.chars().count() > 40 {
+        e.push('…');
+    }
+    e
+}
