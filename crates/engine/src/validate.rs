@@ -110,6 +110,9 @@ fn check(
     if !actor.alive() {
         return Err(format!("{} 已出局", a.actor));
     }
+    if let Some(s) = rules.idle_statuses.iter().find(|s| actor.has_status(s)) {
+        return Err(format!("{} 处于{s}状态，不能行使特权", a.actor));
+    }
     match actor.skills.get(&a.skill) {
         None => {
             return Err(format!(
@@ -191,5 +194,5 @@ fn check(
             }
         }
     }
-    Ok(())
+    crate::effects::precheck_convert(rules, st, def, a)
 }
