@@ -73,3 +73,8 @@ fn run_set(set: &str, min: usize) {
 fn scenarios_075_zhifou() {
     run_set("075-zhifou", 1);
 }
+
+#[test]
+fn scenarios_lingzu() {
+    run_set("lingzu", 30);
+}
