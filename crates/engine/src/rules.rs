@@ -176,6 +176,10 @@ pub struct SkillDef {
     /// One action per camp per night, by any member holding the skill (狼人 <杀人>).
     #[serde(default)]
     pub team: bool,
+    /// With `team`: the team is every holder of the skill, whatever their camp, so one
+    /// action per night in all (灵族杀: a wolf made 灵魁 keeps <杀人> with the wolves).
+    #[serde(default)]
+    pub team_across_camps: bool,
     /// Number of targets: exactly `targets`, or between `min_targets` and `targets`.
     #[serde(default)]
     pub targets: u32,

@@ -184,6 +184,12 @@ fn check(
         }
         if def.team && b.skill == a.skill {
             let bc = st.player(&b.actor).and_then(|p| p.camp.clone());
+            if def.team_across_camps {
+                return Err(format!(
+                    "<{}>每晚只能共同发动一次（已由 {} 提交）",
+                    a.skill, b.actor
+                ));
+            }
             if bc == actor.camp {
                 return Err(format!(
                     "{}每晚只能共同<{}>一次（已由 {} 提交）",
