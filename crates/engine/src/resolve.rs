@@ -436,7 +436,7 @@ impl<'a> Ctx<'a> {
                             .filter(|n| !def.not_self || *n != h)
                             .collect();
                         let pick = self.rng.pick_n(&pool, def.targets as usize);
-                        self.draws.push(format!(
+                        self.draw(format!(
                             "{h} <{skill}> 未提交，随机目标：{}",
                             pick.join("、")
                         ));

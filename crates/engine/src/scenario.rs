@@ -228,13 +228,15 @@ impl Scenario {
                         };
                         outs.push((p.to_string(), c.to_string()));
                     }
-                    PhaseInput::day(
+                    let mut i = PhaseInput::day(
                         ph.number,
                         outs,
                         ph.sheriff.clone(),
                         ph.actions.clone(),
                         seed,
-                    )
+                    );
+                    i.lose = ph.lose.clone();
+                    i
                 }
                 k => return Err(vec![format!("{tag}: unknown kind `{k}`")]),
             };

@@ -71,7 +71,7 @@ fn run_set(set: &str, min: usize) {
 
 #[test]
 fn scenarios_075_zhifou() {
-    run_set("075-zhifou", 1);
+    run_set("075-zhifou", 30);
 }
 
 #[test]
