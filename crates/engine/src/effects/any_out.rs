@@ -61,7 +61,9 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         let Effect::SenseNeighbours { camp, unless_camp } = eff else {
             continue;
         };
+        // a holder already out hears nothing more
         if holder == name
+            || cx.st.player(&holder).is_none_or(|p| !p.alive())
             || unless_camp
                 .as_ref()
                 .is_some_and(|c| out.camp.as_ref() == Some(c))
@@ -88,7 +90,10 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
     // 灵散: at once, unless the night still has its follow-out step to come
     let follows = holders(cx, |e| matches!(e, Effect::FollowOut { .. }))
         .into_iter()
-        .any(|(_, _, e)| matches!(e, Effect::FollowOut { role } if *role == out.role));
+        .any(|(h, _, e)| {
+            matches!(e, Effect::FollowOut { role } if *role == out.role)
+                && cx.st.player(&h).is_some_and(|p| p.alive())
+        });
     if follows {
         if cx.follow_step_ahead {
             cx.note(format!("{name} 出局，其追随者在灵散结算时出局"), "");
