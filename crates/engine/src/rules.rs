@@ -357,6 +357,40 @@ pub enum Effect {
     FollowOut { role: String },
 }
 
+impl Effect {
+    /// The camps and roles the effect's parameters name, as (`camp`|`role`, name).
+    pub fn names(&self) -> Vec<(&'static str, &str)> {
+        match self {
+            Effect::Blast {
+                spare_camp: Some(c),
+                ..
+            } => vec![("camp", c)],
+            Effect::Exorcise { camp, .. } => vec![("camp", camp)],
+            Effect::SenseNeighbours { camp, unless_camp } => {
+                let mut v = vec![("camp", camp.as_str())];
+                v.extend(unless_camp.as_deref().map(|c| ("camp", c)));
+                v
+            }
+            Effect::OutCounter { rules, .. } => rules
+                .iter()
+                .flat_map(|r| {
+                    r.unless_camp
+                        .as_deref()
+                        .map(|c| ("camp", c))
+                        .into_iter()
+                        .chain(r.role.as_deref().map(|x| ("role", x)))
+                })
+                .collect(),
+            Effect::Convert { role, .. } | Effect::FollowOut { role } => vec![("role", role)],
+            Effect::Disguise {
+                reveal_role: Some(r),
+                ..
+            } => vec![("role", r)],
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// One line of an `out-counter`: `add` when the outgoing player is not of `unless_camp`
 /// and (if given) holds `role`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -553,6 +587,20 @@ impl EngineRules {
             }
             if s.clause.trim().is_empty() {
                 errs.push((format!("engine.skill.{name}.clause"), "empty".into()));
+            }
+            for (k, e) in s.effects.iter().enumerate() {
+                for (what, n) in e.names() {
+                    let known = match what {
+                        "camp" => camp_ok(n),
+                        _ => self.role(n).is_some(),
+                    };
+                    if !known {
+                        errs.push((
+                            format!("engine.skill.{name}.effects[{k}]"),
+                            format!("unknown {what} `{n}`"),
+                        ));
+                    }
+                }
             }
         }
         for (i, r) in self.on_camp_lost.iter().enumerate() {
