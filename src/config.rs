@@ -211,6 +211,12 @@ pub enum Event {
         target: String,
         at: LocalTime,
     },
+    /// The director rules a camp defeated (投降, 红牌 判负): the engine applies the rule
+    /// set's camp-lost rules (075: the wolves lose 杀人, 寡妇刀).
+    Lose {
+        camp: String,
+        at: LocalTime,
+    },
 }
 
 impl Event {
@@ -225,7 +231,7 @@ impl Event {
             | Event::VoteWeight { player, .. } => vec![player],
             Event::ProxyVote { voter, target, .. } if target == "弃权" => vec![voter],
             Event::ProxyVote { voter, target, .. } => vec![voter, target],
-            Event::Accelerate { .. } | Event::Delay { .. } => vec![],
+            Event::Accelerate { .. } | Event::Delay { .. } | Event::Lose { .. } => vec![],
         }
     }
 }

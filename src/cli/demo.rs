@@ -114,6 +114,8 @@ fn setup(dir: &Path) -> Result<PathBuf, CliError> {
         config: cfg_arg.clone(),
         day,
         at: None,
+        confirm: false,
+        answers: None,
         format: FormatArg { format },
     };
     section("Day 1 vote: the 警长 election (for the director)");

@@ -4,6 +4,7 @@
 mod activity;
 mod demo;
 mod import;
+mod night;
 mod posts;
 mod sync;
 mod tally;
@@ -64,6 +65,42 @@ pub enum Command {
     Activity(DayArgs),
     /// The 电梯楼 for a day, as BBCode.
     Elevator(DayArgs),
+    /// Resolve a night (N = 0 is 开局) from an actions file; stores it in the timeline.
+    Night(NightArgs),
+    /// The game as it stands (or stood at TIME): seats, alive/out, roles and camps, 警长,
+    /// statuses, links, counters, skill uses left.
+    State(StateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NightArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[arg(long)]
+    pub night: u32,
+    /// The night actions file (TOML, `[[action]] actor skill targets`); prompt answers too.
+    #[arg(long)]
+    pub actions: PathBuf,
+    /// The random seed (default: the actions file's `seed`, else one derived from the game
+    /// and the night); recorded with the result.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Resolve and print without storing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct StateArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// As of this moment (`YYYY-MM-DD HH:MM[:SS]`, game timezone).
+    #[arg(long)]
+    pub at: Option<String>,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Args)]
@@ -119,6 +156,13 @@ pub struct TallyArgs {
     /// Tally as of this moment (`YYYY-MM-DD HH:MM[:SS]`, game timezone).
     #[arg(long)]
     pub at: Option<String>,
+    /// Confirm the day's outcome (出局/当选) into the game's timeline, through the night
+    /// engine (殉情, 最后一枪, 殉职 follow); prints the day's result instead of the tally.
+    #[arg(long)]
+    pub confirm: bool,
+    /// With --confirm: the answers the outcome needs (an actions file with 最后一枪/殉职).
+    #[arg(long, requires = "confirm")]
+    pub answers: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -140,18 +184,22 @@ pub enum CliError {
     Input(String),
     /// Anything else (network, disk): exit status 1.
     Runtime(String),
+    /// The command stopped to ask the director something (a night's mid-night answer):
+    /// exit status 3; what it needs was printed.
+    NeedInput(String),
 }
 
 impl CliError {
     pub fn message(&self) -> &str {
         match self {
-            CliError::Input(m) | CliError::Runtime(m) => m,
+            CliError::Input(m) | CliError::Runtime(m) | CliError::NeedInput(m) => m,
         }
     }
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Input(_) => 2,
             CliError::Runtime(_) => 1,
+            CliError::NeedInput(_) => 3,
         }
     }
     pub fn input(e: impl std::fmt::Display) -> Self {
@@ -196,6 +244,8 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Tally(a) => tally::run(&a),
         Command::Activity(a) => activity::run_activity(&a),
         Command::Elevator(a) => activity::run_elevator(&a),
+        Command::Night(a) => night::run_night(&a),
+        Command::State(a) => night::run_state(&a),
     }
 }
 
@@ -203,6 +253,9 @@ fn check_rules(files: &[PathBuf]) -> CliResult {
     let sets = crate::rules::check_files(files).map_err(CliError::input)?;
     for s in sets {
         println!("{}: ok ({})", s.path.display(), s.meta.name);
+        if let Some(e) = &s.engine {
+            print!("{}", bansha_engine::rules::support_report(e));
+        }
     }
     Ok(())
 }

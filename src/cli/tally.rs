@@ -31,6 +31,9 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let (accel, note) = acceleration(&cfg, &rules, a.day, &process);
     let mut t = tally_day(&cfg, &rules, a.day, &posts, as_of, accel)?;
     t.notes.extend(note);
+    if a.confirm {
+        return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
+    }
     print!("{}", render(&cfg, &t, a.format.format));
     Ok(())
 }

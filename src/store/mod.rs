@@ -18,6 +18,7 @@
 
 mod quote;
 mod schema;
+mod timeline;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -31,6 +32,7 @@ use crate::model::{
 };
 
 pub use quote::resolve_quotes;
+pub use timeline::StoredPhase;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -31,17 +31,6 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             }
         }
     }
-    if !def.on_use_lose.is_empty() {
-        cx.note(
-            format!(
-                "{} 发动<{}>，失去<{}>",
-                a.actor,
-                a.skill,
-                def.on_use_lose.join("><")
-            ),
-            &def.clause,
-        );
-    }
     if def.team {
         // the whole team's use of the skill this night
         let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
@@ -57,6 +46,17 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
         );
     } else if def.effects.iter().any(|e| !matches!(e, Effect::SeeKills)) {
         cx.note(format!("{a}"), &def.clause);
+    }
+    if !def.on_use_lose.is_empty() {
+        cx.note(
+            format!(
+                "{} 发动<{}>，失去<{}>",
+                a.actor,
+                a.skill,
+                def.on_use_lose.join("><")
+            ),
+            &def.clause,
+        );
     }
     for eff in &def.effects {
         match eff {
@@ -183,6 +183,7 @@ fn link(cx: &mut Ctx, eff: &Effect, a: &Action) -> Flow {
         lone_role_loses,
         force_elope_if_skill,
         grant_if_no_role,
+        elope_clause,
     } = eff
     else {
         return Ok(());
@@ -266,7 +267,8 @@ fn link(cx: &mut Ctx, eff: &Effect, a: &Action) -> Flow {
                 }
                 cx.tell(m, format!("情侣私奔，形成【{e}】。"));
             }
-            cx.note(format!("{} 私奔，形成【{e}】", members.join("、")), &clause);
+            let c = elope_clause.clone().unwrap_or(clause.clone());
+            cx.note(format!("{} 私奔，形成【{e}】", members.join("、")), &c);
             Some(e.clone())
         }
         _ => camps[0].clone(),

@@ -533,16 +533,12 @@ impl<'a> Ctx<'a> {
                             if let Some(m) =
                                 self.saves.iter().find(|m| m.target == atk.target).cloned()
                             {
-                                let note = def
-                                    .and_then(|d| d.notes.first().cloned())
-                                    .unwrap_or_default();
+                                // the save skill's first note states this case (075's red text)
                                 let red = self
                                     .rules
                                     .skill(&m.skill)
-                                    .and_then(|d| {
-                                        d.notes.iter().find(|n| n.contains(&skill)).cloned()
-                                    })
-                                    .unwrap_or(note);
+                                    .and_then(|d| d.notes.first().cloned())
+                                    .unwrap_or(clause.clone());
                                 self.note(
                                     format!("<{}>对 {} 无效，视为已使用", m.skill, atk.target),
                                     &red,

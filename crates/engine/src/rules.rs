@@ -265,6 +265,9 @@ pub enum Effect {
         force_elope_if_skill: Option<String>,
         #[serde(default)]
         grant_if_no_role: Option<RoleSkill>,
+        /// The clause quoted when the link elopes.
+        #[serde(default)]
+        elope_clause: Option<String>,
     },
     /// The actor joins the target's camp (认亲).
     FollowCamp,
@@ -613,4 +616,102 @@ impl EngineRules {
         }
         errs
     }
+}
+
+impl Effect {
+    /// The behaviour's name as the rule file writes it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Effect::Kill { .. } => "kill",
+            Effect::Protect { .. } => "protect",
+            Effect::Save => "save",
+            Effect::Poison => "poison",
+            Effect::SeeKills => "see-kills",
+            Effect::InvestigateCamp { .. } => "investigate-camp",
+            Effect::InvestigateRole { .. } => "investigate-role",
+            Effect::Link { .. } => "link",
+            Effect::FollowCamp => "follow-camp",
+            Effect::Shoot { .. } => "shoot",
+            Effect::PassBadge { .. } => "pass-badge",
+            Effect::DieWithLink { .. } => "die-with-link",
+            Effect::FirstAttackImmunity { .. } => "first-attack-immunity",
+            Effect::StripOnOut { .. } => "strip-on-out",
+        }
+    }
+}
+
+fn skill_line(rules: &EngineRules, name: &str) -> String {
+    match rules.skill(name) {
+        None => format!("{name}（未声明！）"),
+        Some(d) => {
+            let timing = match d.timing {
+                Timing::Start => "start",
+                Timing::Dusk => "dusk",
+                Timing::Night => "night",
+                Timing::OnOut => "on-out",
+                Timing::Passive => "passive",
+            };
+            let mut how: Vec<String> = vec![timing.to_string()];
+            if let Some(u) = d.uses {
+                how.push(format!("{u}次"));
+            }
+            if d.forced {
+                how.push("强制".into());
+            }
+            if d.team {
+                how.push("团队".into());
+            }
+            let eff: Vec<&str> = d.effects.iter().map(|e| e.kind_name()).collect();
+            format!(
+                "{name}［{}；{}］",
+                how.join("，"),
+                if eff.is_empty() {
+                    "无行为！".into()
+                } else {
+                    eff.join("+")
+                }
+            )
+        }
+    }
+}
+
+/// `bansha check-rules`: each role with the skills the engine supports for it, and the
+/// skills of links and the badge; a skill without a behaviour is flagged.
+pub fn support_report(rules: &EngineRules) -> String {
+    let mut s = String::new();
+    for r in &rules.roles {
+        let camp = r.camp.as_deref().unwrap_or("开局决定");
+        let skills: Vec<String> = r.skills.iter().map(|k| skill_line(rules, k)).collect();
+        s.push_str(&format!(
+            "  {}（{}）：{}\n",
+            r.name,
+            camp,
+            if skills.is_empty() {
+                "无技能".into()
+            } else {
+                skills.join("、")
+            }
+        ));
+    }
+    for (link, skills) in &rules.link_skills {
+        let v: Vec<String> = skills.iter().map(|k| skill_line(rules, k)).collect();
+        s.push_str(&format!("  {link}（非身份）：{}\n", v.join("、")));
+    }
+    if !rules.sheriff_skills.is_empty() {
+        let v: Vec<String> = rules
+            .sheriff_skills
+            .iter()
+            .map(|k| skill_line(rules, k))
+            .collect();
+        s.push_str(&format!("  警长（非身份）：{}\n", v.join("、")));
+    }
+    for r in &rules.on_camp_lost {
+        let what = match (&r.remove_skill, &r.grant_skill) {
+            (Some(x), _) => format!("失去<{x}>"),
+            (_, Some(g)) => format!("{}获得<{g}>", r.to_link.as_deref().unwrap_or("")),
+            _ => String::new(),
+        };
+        s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
+    }
+    s
 }

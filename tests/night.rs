@@ -1,0 +1,479 @@
+//! Integration tests: the night engine through the `bansha` binary — `night` (text, json,
+//! bbcode, bad input, prompts), the timeline in the store (re-resolving marks later nights
+//! stale), `state` (and `--at`), `tally --confirm`, `check-rules`. The rule set is the real
+//! `rules/075-zhifou.toml`; expected values are worked out by hand from the rule post.
+
+use std::path::{Path, PathBuf};
+
+use bansha::model::{PagePost, ThreadPage};
+use bansha::store::{FetchInfo, SourceKind, Store};
+
+use crate::common::{bansha, scratch_dir};
+
+const BASE: &str = "http://127.0.0.1:18080/";
+
+struct Game {
+    dir: PathBuf,
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const SEATS: &[(&str, &str)] = &[
+    ("狼1", "狼人"),
+    ("狼2", "狼人"),
+    ("预言", "预言家"),
+    ("女巫", "女巫"),
+    ("村长", "村长"),
+    ("医生", "医生"),
+    ("猎人", "猎人"),
+    ("民1", "村民"),
+    ("民2", "村民"),
+    ("民3", "村民"),
+    ("丘比", "丘比特"),
+    ("混血", "混血儿"),
+];
+
+impl Game {
+    fn new(name: &str) -> Game {
+        let dir = scratch_dir(&format!("night-{name}"));
+        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+        let mut cfg = format!(
+            r#"[forum]
+base_url = "{BASE}"
+[game]
+name = "[075]测试局"
+rules = "{}"
+db = "game.sqlite"
+directors = ["导演"]
+[[day]]
+number = 1
+vote = 801
+opens = "2026-03-02 09:00"
+closes = "2026-03-03 21:00"
+[[day]]
+number = 2
+vote = 802
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+"#,
+            rules.display()
+        );
+        for (i, (n, r)) in SEATS.iter().enumerate() {
+            cfg.push_str(&format!(
+                "[[player]]\nname = \"{n}\"\nuid = {}\nseat = {}\nrole = \"{r}\"\n",
+                100 + i,
+                i + 1
+            ));
+        }
+        std::fs::write(dir.join("game.toml"), cfg).unwrap();
+        Game { dir }
+    }
+    fn cfg(&self) -> String {
+        self.dir.join("game.toml").display().to_string()
+    }
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+    fn night(&self, n: u32, actions: &str, format: &str) -> (i32, String, String) {
+        let f = self.file(&format!("n{n}.toml"), actions);
+        bansha(&[
+            "night",
+            "--config",
+            &self.cfg(),
+            "--night",
+            &n.to_string(),
+            "--actions",
+            &f,
+            "--format",
+            format,
+        ])
+    }
+    fn state_json(&self, at: Option<&str>) -> serde_json::Value {
+        let cfg = self.cfg();
+        let mut args = vec!["state", "--config", &cfg, "--format", "json"];
+        if let Some(a) = at {
+            args.extend(["--at", a]);
+        }
+        let (code, out, err) = bansha(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    }
+    fn db(&self) -> PathBuf {
+        self.dir.join("game.sqlite")
+    }
+}
+
+fn player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap()
+}
+
+const N0: &str = r#"
+[[action]]
+actor = "丘比"
+skill = "丘比特之箭"
+targets = ["民1", "民2"]
+[[action]]
+actor = "混血"
+skill = "认亲"
+targets = ["狼1"]
+"#;
+
+const N1: &str = r#"
+[[action]]
+actor = "狼2"
+skill = "杀人"
+targets = ["民3"]
+[[action]]
+actor = "预言"
+skill = "预言"
+targets = ["混血"]
+"#;
+
+#[test]
+fn nights_are_stored_in_the_timeline_and_state_replays_them() {
+    let g = Game::new("timeline");
+    let (code, out, err) = g.night(0, N0, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["night"], 0);
+    assert_eq!(j["deaths"], serde_json::json!([]));
+    assert_eq!(j["winner"], serde_json::Value::Null);
+    let fb = j["feedback"].as_array().unwrap();
+    assert!(
+        fb.iter()
+            .any(|f| f["player"] == "混血" && f["text"].as_str().unwrap().contains("狼人阵营")),
+        "{out}"
+    );
+
+    let (code, out, err) = g.night(1, N1, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j["deaths"],
+        serde_json::json!([{"player": "民3", "cause": "指杀", "via": null, "step": "指杀结算", "clause": j["deaths"][0]["clause"]}])
+    );
+    assert!(
+        j["deaths"][0]["clause"]
+            .as_str()
+            .unwrap()
+            .contains("d. 被指杀的角色出局")
+    );
+    let fb = j["feedback"].as_array().unwrap();
+    let witch = fb.iter().find(|f| f["player"] == "女巫").unwrap();
+    assert_eq!(witch["text"], "<通灵>：今晚被指杀的角色：民3。");
+    let seer = fb.iter().find(|f| f["player"] == "预言").unwrap();
+    assert_eq!(seer["text"], "<预言>：混血 —— <非村民阵营>");
+    assert_eq!(j["announcements"][0], "昨夜出局：民3");
+
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "民3")["alive"], false);
+    assert_eq!(player(&st, "民3")["out"]["cause"], "指杀");
+    assert_eq!(player(&st, "丘比")["camp"], "村民阵营");
+    assert_eq!(player(&st, "混血")["camp"], "狼人阵营");
+    assert_eq!(st["links"][0]["members"], serde_json::json!(["民1", "民2"]));
+    let tl: Vec<(String, bool)> = st["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["phase"].as_str().unwrap().to_string(),
+                e["stale"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tl,
+        vec![("开局（第0夜）".into(), false), ("第1夜".into(), false)]
+    );
+
+    // As of day 2 opening minus a minute, night 1's result is not yet in.
+    let before = g.state_json(Some("2026-03-04 08:59"));
+    assert_eq!(player(&before, "民3")["alive"], true);
+    assert_eq!(player(&before, "丘比")["camp"], "村民阵营");
+    let after = g.state_json(Some("2026-03-04 09:00"));
+    assert_eq!(player(&after, "民3")["alive"], false);
+
+    // Re-resolving 开局 replaces it and marks night 1 stale.
+    let n0b = N0.replace("[\"民1\", \"民2\"]", "[\"民1\", \"狼1\"]");
+    let (code, out, err) = g.night(0, &n0b, "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("之后已结算的 第1夜 已过期"), "{out}");
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "丘比")["camp"], "黑情侣阵营");
+    assert_eq!(st["timeline"][1]["stale"], true);
+    // The stale night still replays from its stored actions (狼2's kill does not depend on 开局).
+    assert_eq!(player(&st, "民3")["alive"], false);
+
+    // The grimoire as text and the public BBCode.
+    let cfg = g.cfg();
+    let (code, text, _) = bansha(&["state", "--config", &cfg]);
+    assert_eq!(code, 0);
+    assert!(text.contains("第1夜（已过期，需重新结算）"), "{text}");
+    assert!(text.contains("情侣：民1—狼1（丘比）"), "{text}");
+    let (code, pub_bb, _) = bansha(&["state", "--config", &cfg, "--format", "bbcode"]);
+    assert_eq!(code, 0);
+    assert!(pub_bb.contains("已出局（按出局顺序）：民3"), "{pub_bb}");
+    assert!(
+        !pub_bb.contains("狼人") && !pub_bb.contains("阵营"),
+        "public BBCode leaks roles: {pub_bb}"
+    );
+}
+
+#[test]
+fn bbcode_is_the_morning_announcement_with_one_private_block_per_player() {
+    let g = Game::new("bbcode");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let (code, out, err) = g.night(1, N1, "bbcode");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("[b]第2天公示[/b]\n前一天出局角色（按出局顺序）：民3\n遗言：\n民3：（遗言）\n当日警长：无\n"), "{out}");
+    assert!(
+        out.contains("[b]致 预言[/b]\n<预言>：混血 —— <非村民阵营>\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[b]致 女巫[/b]\n<通灵>：今晚被指杀的角色：民3。\n"),
+        "{out}"
+    );
+    assert!(out.contains("[b]致 民3[/b]\n你已出局（指杀）。\n"), "{out}");
+}
+
+#[test]
+fn an_invalid_action_is_rejected_with_exit_2_naming_it_and_nothing_is_stored() {
+    let g = Game::new("invalid");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let bad = "[[action]]\nactor = \"民1\"\nskill = \"预言\"\ntargets = [\"狼1\"]\n";
+    let (code, _, err) = g.night(1, bad, "text");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("n1.toml")
+            && err.contains("action[1] (民1 <预言> → 狼1)")
+            && err.contains("没有技能<预言>"),
+        "{err}"
+    );
+    let st = g.state_json(None);
+    assert_eq!(st["timeline"].as_array().unwrap().len(), 1);
+    // An unknown key in the actions file names the file.
+    let (code, _, err) = g.night(1, "[[action]]\nactor = \"狼1\"\nskil = \"杀人\"\n", "text");
+    assert_eq!(code, 2);
+    assert!(err.contains("n1.toml") && err.contains("skil"), "{err}");
+}
+
+#[test]
+fn a_hunter_going_out_without_an_answer_stops_with_exit_3_then_resumes_with_it() {
+    let g = Game::new("prompt");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let kill = "[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"猎人\"]\n";
+    let (code, out, err) = g.night(1, kill, "text");
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("猎人 出局（指杀），可发动<最后一枪>"), "{out}");
+    assert!(err.contains("nothing was stored"), "{err}");
+    assert_eq!(g.state_json(None)["timeline"].as_array().unwrap().len(), 1);
+    let (code, out, _) = g.night(1, kill, "json");
+    assert_eq!(code, 3);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["need_input"]["player"], "猎人");
+    assert_eq!(j["need_input"]["skill"], "最后一枪");
+    let answered =
+        format!("{kill}[[action]]\nactor = \"猎人\"\nskill = \"最后一枪\"\ntargets = [\"狼2\"]\n");
+    let (code, out, err) = g.night(1, &answered, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let deaths: Vec<(&str, &str)> = j["deaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["player"].as_str().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    assert_eq!(deaths, vec![("猎人", "指杀"), ("狼2", "最后一枪")]);
+}
+
+#[test]
+fn a_night_needs_the_nights_before_it() {
+    let g = Game::new("order");
+    let (code, _, err) = g.night(1, N1, "text");
+    assert_eq!(code, 2);
+    assert!(err.contains("开局（第0夜） has no result yet"), "{err}");
+}
+
+fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
+    let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+    PagePost {
+        pid: Some(pid),
+        floor: Some(floor),
+        floor_label: format!("{floor}#"),
+        author: author.into(),
+        uid: Some(uid),
+        time: bansha::time::parse_local(time, tz).unwrap(),
+        edit: None,
+        quote: None,
+        html: text.into(),
+        text: text.into(),
+        red: String::new(),
+        large: String::new(),
+        locked: None,
+        deleted: false,
+        duplicate: false,
+    }
+}
+
+fn store_thread(db: &Path, tid: u64, posts: Vec<PagePost>) {
+    let mut s = Store::open(db).unwrap();
+    let page = ThreadPage {
+        tid,
+        title: format!("thread {tid}"),
+        page: 1,
+        total_pages: 1,
+        posts,
+        author_filtered: false,
+        viewer_uid: Some(1),
+    };
+    let info = FetchInfo {
+        source: format!("{BASE}forum.php?mod=viewthread&tid={tid}"),
+        kind: SourceKind::Html,
+        page: 1,
+        fetched_at: 1_772_700_000,
+    };
+    s.store_page(&bansha::config::forum_key(BASE), &page, &info)
+        .unwrap();
+}
+
+/// Day 2's 投票帖: six ballots for `target`, one for 民1.
+fn day2_votes(g: &Game, target: &str) {
+    let mut posts = vec![post(1, 900, "导演", 1, "2026-03-04 09:00", "投票帖")];
+    let voters = ["预言", "女巫", "村长", "医生", "民1", "民2"];
+    for (i, v) in voters.iter().enumerate() {
+        let uid = 100 + SEATS.iter().position(|(n, _)| n == v).unwrap() as u64;
+        posts.push(post(
+            2 + i as u32,
+            901 + i as u64,
+            v,
+            uid,
+            "2026-03-04 12:00",
+            &format!("投票对象：{target}\n投票理由：查杀"),
+        ));
+    }
+    posts.push(post(
+        9,
+        920,
+        "狼1",
+        100,
+        "2026-03-04 13:00",
+        "投票对象：民1\n投票理由：乱说",
+    ));
+    store_thread(&g.db(), 802, posts);
+}
+
+#[test]
+fn tally_confirm_puts_the_days_outcome_through_the_engine() {
+    let g = Game::new("confirm");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    day2_votes(&g, "民1");
+    let cfg = g.cfg();
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--confirm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["day"], 2);
+    let deaths: Vec<(&str, &str)> = j["deaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["player"].as_str().unwrap(), d["cause"].as_str().unwrap()))
+        .collect();
+    // 民1's lover 民2 follows by 殉情.
+    assert_eq!(deaths, vec![("民1", "投票"), ("民2", "殉情")]);
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "民2")["out"]["cause"], "殉情");
+    let phases: Vec<&str> = st["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, vec!["开局（第0夜）", "第1夜", "第2天"]);
+    // Night 2 now starts from day 2's outcome: 民2 cannot be targeted.
+    let (code, _, err) = g.night(
+        2,
+        "[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"民2\"]\n",
+        "text",
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("目标 民2 已出局"), "{err}");
+}
+
+#[test]
+fn tally_confirm_of_the_hunter_asks_for_his_shot() {
+    let g = Game::new("confirm-hunter");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    day2_votes(&g, "猎人");
+    let cfg = g.cfg();
+    let args = [
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--confirm",
+    ];
+    let (code, out, _) = bansha(&args);
+    assert_eq!(code, 3);
+    assert!(out.contains("<最后一枪>"), "{out}");
+    let ans = g.file(
+        "d2.toml",
+        "[[action]]\nactor = \"猎人\"\nskill = \"最后一枪\"\ntargets = [\"狼1\"]\n",
+    );
+    let mut with = args.to_vec();
+    with.extend(["--answers", &ans]);
+    let (code, out, err) = bansha(&with);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("1. 猎人（投票）") && out.contains("2. 狼1（最后一枪，因 猎人）"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_rules_lists_every_role_with_its_supported_skills() {
+    let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+    let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "狼人（狼人阵营）：杀人［night，团队；kill］",
+        "女巫（村民阵营）：通灵［night，强制；see-kills］、救药［night，1次；save］、毒药［night，1次；poison］",
+        "村长（村民阵营）：长寿之命［passive，强制；first-attack-immunity+strip-on-out］",
+        "丘比特（开局决定）：丘比特之箭［start，1次，强制；link］",
+        "混血儿（开局决定）：认亲［start，1次，强制；follow-camp］",
+        "猎人（村民阵营）：最后一枪［on-out，1次；shoot］",
+        "情侣（非身份）：殉情［on-out，强制；die-with-link］",
+        "警长（非身份）：殉职［on-out，强制；pass-badge］",
+    ] {
+        assert!(out.contains(line), "missing `{line}` in:\n{out}");
+    }
+    assert!(!out.contains('！'), "a skill without behaviour:\n{out}");
+}
