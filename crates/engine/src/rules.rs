@@ -636,6 +636,14 @@ impl Effect {
             Effect::DieWithLink { .. } => "die-with-link",
             Effect::FirstAttackImmunity { .. } => "first-attack-immunity",
             Effect::StripOnOut { .. } => "strip-on-out",
+            Effect::SaveExcept { .. } => "save-except",
+            Effect::Blast { .. } => "blast",
+            Effect::Exorcise { .. } => "exorcise",
+            Effect::OutCounter { .. } => "out-counter",
+            Effect::SenseNeighbours { .. } => "sense-neighbours",
+            Effect::Convert { .. } => "convert",
+            Effect::Disguise { .. } => "disguise",
+            Effect::FollowOut { .. } => "follow-out",
         }
     }
 }
