@@ -7,6 +7,7 @@ mod demo;
 mod director;
 mod ingest;
 mod night;
+mod night_lingzu;
 mod parse;
 mod real_pages;
 mod requests;

@@ -1,6 +1,16 @@
 //! The built-in behaviours, one function per `Effect` kind, shared by every rule set.
 //! Nothing here names a role or a rule set: every name comes from the rule file.
 
+mod any_out;
+mod conversion;
+mod damage;
+
+pub(crate) use any_out::{
+    announce_counters, on_any_out, public_counters, settle_follow_out, tell_senses,
+};
+pub(crate) use conversion::{convert, precheck_convert};
+pub(crate) use damage::{blast, settle_damage, settle_exorcise, warded};
+
 use crate::action::Action;
 use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop};
 use crate::rules::{Effect, SkillDef, Step};
@@ -99,6 +109,15 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
                 }
             }
             Effect::Link { .. } => link(cx, eff, a)?,
+            Effect::SaveExcept { causes } => {
+                mark(&mut cx.saves, a);
+                for t in &a.targets {
+                    cx.wards.push((t.clone(), causes.clone()));
+                }
+            }
+            Effect::Blast { .. } => blast(cx, eff, a),
+            Effect::Exorcise { .. } => mark(&mut cx.exorcisms, a),
+            Effect::Convert { .. } => convert(cx, eff, a),
             Effect::FollowCamp => {
                 let t = &a.targets[0];
                 let camp = cx.st.player(t).and_then(|p| p.camp.clone());
@@ -120,7 +139,11 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             | Effect::PassBadge { .. }
             | Effect::DieWithLink { .. }
             | Effect::FirstAttackImmunity { .. }
-            | Effect::StripOnOut { .. } => {}
+            | Effect::StripOnOut { .. }
+            | Effect::OutCounter { .. }
+            | Effect::SenseNeighbours { .. }
+            | Effect::Disguise { .. }
+            | Effect::FollowOut { .. } => {}
         }
     }
     Ok(())
@@ -505,7 +528,15 @@ pub(crate) fn on_out(
         | Effect::InvestigateRole { .. }
         | Effect::Link { .. }
         | Effect::FollowCamp
-        | Effect::FirstAttackImmunity { .. } => {}
+        | Effect::FirstAttackImmunity { .. }
+        | Effect::SaveExcept { .. }
+        | Effect::Blast { .. }
+        | Effect::Exorcise { .. }
+        | Effect::OutCounter { .. }
+        | Effect::SenseNeighbours { .. }
+        | Effect::Convert { .. }
+        | Effect::Disguise { .. }
+        | Effect::FollowOut { .. } => {}
     }
     Ok(())
 }
@@ -595,6 +626,7 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
                 let names: Vec<&str> = cx.deaths.iter().map(|d| d.player.as_str()).collect();
                 v.push(format!("昨夜出局：{}", names.join("、")));
             }
+            v.extend(public_counters(cx, ""));
         }
     }
     if let Some(lw) = &cx.rules.last_words {

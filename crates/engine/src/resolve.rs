@@ -279,6 +279,16 @@ pub(crate) struct Ctx<'a> {
     pub answered: BTreeSet<usize>,
     /// Night actions already applied (by index).
     pub applied: BTreeSet<usize>,
+    /// 致死伤害 marked by `blast` effects (not attacks: protections do not see them).
+    pub damages: Vec<Attack>,
+    /// `save-except` marks: (target, the causes that still put them out).
+    pub wards: Vec<(String, Vec<String>)>,
+    /// `exorcise` marks.
+    pub exorcisms: Vec<Mark>,
+    /// `sense-neighbours` feedback, told at the end of the phase to holders still in the game.
+    pub senses: Vec<Feedback>,
+    /// A `settle = "follow-out"` step is still to come in this phase.
+    pub follow_step_ahead: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -301,6 +311,11 @@ impl<'a> Ctx<'a> {
             camps_lost: Vec::new(),
             answered: BTreeSet::new(),
             applied: BTreeSet::new(),
+            damages: Vec::new(),
+            wards: Vec::new(),
+            exorcisms: Vec::new(),
+            senses: Vec::new(),
+            follow_step_ahead: false,
         }
     }
 
@@ -323,6 +338,7 @@ impl<'a> Ctx<'a> {
         match self.input.moment.phase {
             Phase::Day => self.run_day()?,
             _ => {
+                self.follow_step_ahead = steps.iter().any(|s| s.settle == Some(Settle::FollowOut));
                 for step in steps {
                     self.step = step.id.clone();
                     match step.settle {
@@ -333,6 +349,7 @@ impl<'a> Ctx<'a> {
                 self.check_losses();
             }
         }
+        effects::tell_senses(self);
         self.unused_answers();
         self.end_of_phase();
         Ok(())
@@ -401,6 +418,7 @@ impl<'a> Ctx<'a> {
                     .players
                     .iter()
                     .filter(|p| p.alive() && p.can_use(skill))
+                    .filter(|p| !self.idle(&p.name))
                     .map(|p| p.name.clone())
                     .filter(|n| self.in_step(step, n))
                     .filter(|n| {
@@ -459,6 +477,13 @@ impl<'a> Ctx<'a> {
                 }
             }
             Settle::WastedProtect => effects::wasted_protects(self, step)?,
+            Settle::Damage => effects::settle_damage(self, step)?,
+            Settle::Exorcise => effects::settle_exorcise(self, step)?,
+            Settle::FollowOut => {
+                self.follow_step_ahead = false;
+                effects::settle_follow_out(self, step)?;
+            }
+            Settle::AnnounceCounters => effects::announce_counters(self, step),
             Settle::Poison => {
                 for m in self.poisons.clone() {
                     let clause = self
@@ -573,6 +598,9 @@ impl<'a> Ctx<'a> {
             self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
             return Ok(());
         }
+        if effects::warded(self, name, cause) {
+            return Ok(());
+        }
         self.st.outs += 1;
         let order = self.st.outs;
         let p = self.st.player_mut(name).expect("exists");
@@ -602,15 +630,30 @@ impl<'a> Ctx<'a> {
                 .unwrap_or_default(),
             None => cause.to_string(),
         };
+        effects::on_any_out(self, name)?;
         for skill in self.st.on_out_skills(self.rules, name) {
             let Some(def) = self.rules.skill(&skill) else {
                 continue;
             };
+            if !def.forced && self.idle(name) {
+                self.note(
+                    format!("{name} 处于挂机状态，不能发动<{skill}>"),
+                    &def.clause,
+                );
+                continue;
+            }
             for eff in &def.effects {
                 effects::on_out(self, name, &skill, def, eff, cause, &root)?;
             }
         }
         Ok(())
+    }
+
+    /// Holds one of the rule set's idle statuses (挂机): in the game, but cannot act.
+    pub fn idle(&self, name: &str) -> bool {
+        self.st
+            .player(name)
+            .is_some_and(|p| self.rules.idle_statuses.iter().any(|s| p.has_status(s)))
     }
 
     /// An answer given for (actor, skill), consumed once.

@@ -58,6 +58,10 @@ pub struct EngineRules {
     /// Who may leave 遗言 (last words).
     #[serde(default)]
     pub last_words: Option<LastWords>,
+    /// Statuses whose holders stay in the game but cannot act: no submitted action, no
+    /// on-out choice, no private feedback (灵族杀 挂机 after a red card).
+    #[serde(default)]
+    pub idle_statuses: Vec<String>,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -176,6 +180,10 @@ pub struct SkillDef {
     /// One action per camp per night, by any member holding the skill (狼人 <杀人>).
     #[serde(default)]
     pub team: bool,
+    /// With `team`: the team is every holder of the skill, whatever their camp, so one
+    /// action per night in all (灵族杀: a wolf made 灵魁 keeps <杀人> with the wolves).
+    #[serde(default)]
+    pub team_across_camps: bool,
     /// Number of targets: exactly `targets`, or between `min_targets` and `targets`.
     #[serde(default)]
     pub targets: u32,
@@ -289,6 +297,118 @@ pub enum Effect {
         causes: Vec<String>,
         roles: Vec<String>,
     },
+    /// The target goes out this night by no cause except `causes` (灵族杀 救药: 「当晚不会因
+    /// <驱魔>、<灵散>之外的技能出局」): attacks, damage, poison and night shots all fail on it.
+    /// It also counts as a save for the kill checks.
+    SaveExcept { causes: Vec<String> },
+    /// 致死伤害 on the actor and on their two seat neighbours (ring, dead seats kept, never
+    /// skipped), except neighbours of `spare_camp`; settled by a `settle = "damage"` step,
+    /// the actor first, then the neighbours by seat. Not an attack: protections do not stop
+    /// it. `announce` is published (`{actor}` replaced) (自爆).
+    Blast {
+        #[serde(default)]
+        spare_camp: Option<String>,
+        #[serde(default)]
+        announce: Option<String>,
+    },
+    /// At the `settle = "exorcise"` step the target goes out if its true camp is `camp`; on
+    /// such a hit, with `refresh`, the actor's skill is back to its initial uses (驱魔).
+    Exorcise {
+        camp: String,
+        #[serde(default)]
+        refresh: bool,
+    },
+    /// Passive: the holder owns `counter`, starting at `initial`; each time a player goes
+    /// out, every rule that matches the outgoing player (camp and role at that moment) adds
+    /// its amount. `public`: announced each morning (and at `announce-counters` steps) (驭灵).
+    OutCounter {
+        counter: String,
+        initial: i64,
+        #[serde(default)]
+        public: bool,
+        rules: Vec<CounterRule>,
+    },
+    /// Passive: when a player not of `unless_camp` goes out, the holder learns whether that
+    /// player's two seat neighbours (dead ones included) include a member of `camp`; told at
+    /// the end of the phase if the holder is still in the game (感魔).
+    SenseNeighbours {
+        camp: String,
+        #[serde(default)]
+        unless_camp: Option<String>,
+    },
+    /// The target becomes `role` (and that role's camp), gaining its skills; what the old
+    /// skills become is the new role's `disguise`. With `cost_counter`, the actor must hold
+    /// at least `cost` of it and spends it. `tell_actor_old_role`: the actor learns the
+    /// target's old role (驱灵).
+    Convert {
+        role: String,
+        #[serde(default)]
+        cost_counter: Option<String>,
+        #[serde(default)]
+        cost: i64,
+        #[serde(default)]
+        tell_actor_old_role: bool,
+    },
+    /// Passive, read when its holder is converted into the role holding it: `keep_skills`
+    /// keeps every old skill and shows the old role to investigations (apparent role);
+    /// `reveal_role`: the holder learns who holds that role (伪装).
+    Disguise {
+        #[serde(default)]
+        keep_skills: bool,
+        #[serde(default)]
+        reveal_role: Option<String>,
+    },
+    /// Passive: when a player of `role` goes out, the holder goes out too (cause = the
+    /// skill); at night at the `settle = "follow-out"` step if the night has one still to
+    /// come, otherwise at once (灵散).
+    FollowOut { role: String },
+}
+
+impl Effect {
+    /// The camps and roles the effect's parameters name, as (`camp`|`role`, name).
+    pub fn names(&self) -> Vec<(&'static str, &str)> {
+        match self {
+            Effect::Blast {
+                spare_camp: Some(c),
+                ..
+            } => vec![("camp", c)],
+            Effect::Exorcise { camp, .. } => vec![("camp", camp)],
+            Effect::SenseNeighbours { camp, unless_camp } => {
+                let mut v = vec![("camp", camp.as_str())];
+                v.extend(unless_camp.as_deref().map(|c| ("camp", c)));
+                v
+            }
+            Effect::OutCounter { rules, .. } => rules
+                .iter()
+                .flat_map(|r| {
+                    r.unless_camp
+                        .as_deref()
+                        .map(|c| ("camp", c))
+                        .into_iter()
+                        .chain(r.role.as_deref().map(|x| ("role", x)))
+                })
+                .collect(),
+            Effect::Convert { role, .. } | Effect::FollowOut { role } => vec![("role", role)],
+            Effect::Disguise {
+                reveal_role: Some(r),
+                ..
+            } => vec![("role", r)],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// One line of an `out-counter`: `add` when the outgoing player is not of `unless_camp`
+/// and (if given) holds `role`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterRule {
+    #[serde(default)]
+    pub unless_camp: Option<String>,
+    #[serde(default)]
+    pub role: Option<String>,
+    pub add: i64,
+    pub clause: String,
 }
 
 impl Effect {
@@ -330,6 +450,9 @@ pub struct Step {
     /// For `settle = "kills"`: the checks each attack walks, in order.
     #[serde(default)]
     pub checks: Vec<Check>,
+    /// For `settle = "announce-counters"`: the words before each counter (黄昏后).
+    #[serde(default)]
+    pub label: Option<String>,
     pub clause: String,
 }
 
@@ -342,6 +465,14 @@ pub enum Settle {
     WastedProtect,
     /// Poisons put their targets out.
     Poison,
+    /// 致死伤害 marked by `blast` effects put their targets out, in marking order.
+    Damage,
+    /// `exorcise` marks: targets of the named camp go out.
+    Exorcise,
+    /// Holders of `follow-out` skills whose role has gone out go out too.
+    FollowOut,
+    /// Public counters are announced (with the step's `label`).
+    AnnounceCounters,
 }
 
 /// One check of the kill settlement list.
@@ -471,6 +602,20 @@ impl EngineRules {
             if s.clause.trim().is_empty() {
                 errs.push((format!("engine.skill.{name}.clause"), "empty".into()));
             }
+            for (k, e) in s.effects.iter().enumerate() {
+                for (what, n) in e.names() {
+                    let known = match what {
+                        "camp" => camp_ok(n),
+                        _ => self.role(n).is_some(),
+                    };
+                    if !known {
+                        errs.push((
+                            format!("engine.skill.{name}.effects[{k}]"),
+                            format!("unknown {what} `{n}`"),
+                        ));
+                    }
+                }
+            }
         }
         for (i, r) in self.on_camp_lost.iter().enumerate() {
             if !camp_ok(&r.camp) {
@@ -502,6 +647,14 @@ impl Effect {
             Effect::DieWithLink { .. } => "die-with-link",
             Effect::FirstAttackImmunity { .. } => "first-attack-immunity",
             Effect::StripOnOut { .. } => "strip-on-out",
+            Effect::SaveExcept { .. } => "save-except",
+            Effect::Blast { .. } => "blast",
+            Effect::Exorcise { .. } => "exorcise",
+            Effect::OutCounter { .. } => "out-counter",
+            Effect::SenseNeighbours { .. } => "sense-neighbours",
+            Effect::Convert { .. } => "convert",
+            Effect::Disguise { .. } => "disguise",
+            Effect::FollowOut { .. } => "follow-out",
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct Setup {
     /// The last night already played (for no-repeat limits).
     #[serde(default)]
     pub last_night: Option<u32>,
+    /// Statuses held from the start, until removed: `name:status` (挂机…).
+    #[serde(default)]
+    pub statuses: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -151,6 +154,16 @@ impl Scenario {
         st.sheriff = self.setup.sheriff.clone();
         st.links = self.setup.links.clone();
         st.last_night = self.setup.last_night;
+        for s in &self.setup.statuses {
+            let (p, status) = s.split_once(':').ok_or("statuses: want player:status")?;
+            st.player_mut(p)
+                .ok_or_else(|| format!("statuses: no player {p}"))?
+                .statuses
+                .push(crate::state::Status {
+                    name: status.to_string(),
+                    until_day: None,
+                });
+        }
         for (p, c) in &self.setup.camps {
             st.player_mut(p)
                 .ok_or_else(|| format!("camps: no player {p}"))?

@@ -172,7 +172,7 @@ impl GameState {
                 out: None,
                 skills,
                 statuses: Vec::new(),
-                counters: BTreeMap::new(),
+                counters: initial_counters(rules, &def.skills),
                 last_targets: BTreeMap::new(),
             });
         }
@@ -269,6 +269,26 @@ impl GameState {
         v.sort_by_key(|s| (pos(s), s.clone()));
         v
     }
+}
+
+/// Counters a role starts with (灵主's 灵力), from its skills' `out-counter` effects.
+fn initial_counters(rules: &EngineRules, skills: &[String]) -> BTreeMap<String, i64> {
+    let mut m = BTreeMap::new();
+    for s in skills {
+        for e in rules
+            .skill(s)
+            .map(|d| d.effects.as_slice())
+            .unwrap_or_default()
+        {
+            if let crate::rules::Effect::OutCounter {
+                counter, initial, ..
+            } = e
+            {
+                m.insert(counter.clone(), *initial);
+            }
+        }
+    }
+    m
 }
 
 #[cfg(test)]

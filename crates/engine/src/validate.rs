@@ -110,6 +110,9 @@ fn check(
     if !actor.alive() {
         return Err(format!("{} 已出局", a.actor));
     }
+    if let Some(s) = rules.idle_statuses.iter().find(|s| actor.has_status(s)) {
+        return Err(format!("{} 处于{s}状态，不能行使特权", a.actor));
+    }
     match actor.skills.get(&a.skill) {
         None => {
             return Err(format!(
@@ -181,6 +184,12 @@ fn check(
         }
         if def.team && b.skill == a.skill {
             let bc = st.player(&b.actor).and_then(|p| p.camp.clone());
+            if def.team_across_camps {
+                return Err(format!(
+                    "<{}>每晚只能共同发动一次（已由 {} 提交）",
+                    a.skill, b.actor
+                ));
+            }
             if bc == actor.camp {
                 return Err(format!(
                     "{}每晚只能共同<{}>一次（已由 {} 提交）",
@@ -191,5 +200,5 @@ fn check(
             }
         }
     }
-    Ok(())
+    crate::effects::precheck_convert(rules, st, def, a)
 }

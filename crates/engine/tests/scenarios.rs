@@ -73,3 +73,32 @@ fn run_set(set: &str, min: usize) {
 fn scenarios_075_zhifou() {
     run_set("075-zhifou", 30);
 }
+
+#[test]
+fn scenarios_lingzu() {
+    run_set("lingzu", 30);
+}
+
+/// A typo in a camp or role an effect names is a rule-file error, not a silent no-op.
+#[test]
+fn lingzu_effect_names_are_checked() {
+    let text = std::fs::read_to_string(root().join("rules/lingzu.toml")).unwrap();
+    let bad = text
+        .replace(
+            r#"{ kind = "exorcise", camp = "灵族阵营""#,
+            r#"{ kind = "exorcise", camp = "灵族""#,
+        )
+        .replace(
+            r#"{ kind = "follow-out", role = "灵主" }"#,
+            r#"{ kind = "follow-out", role = "灵王" }"#,
+        );
+    let err = engine_rules_from_toml(&bad).unwrap_err();
+    assert!(
+        err.contains("engine.skill.驱魔.effects[0]: unknown camp `灵族`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("engine.skill.灵散.effects[0]: unknown role `灵王`"),
+        "{err}"
+    );
+}
