@@ -479,7 +479,74 @@ fn captured_real_api_response_imports() {
     let store = Store::open(&dir.path("game.sqlite")).unwrap();
     let tids = store.tids("bbs.saraba1st.com/2b").unwrap();
     assert_eq!(tids.len(), 1);
+    assert_eq!(tids, vec![1814693]);
     let posts = store.posts("bbs.saraba1st.com/2b", tids[0]).unwrap();
-    assert!(!posts.is_empty());
-    assert!(posts.iter().all(|p| !p.author.is_empty() && p.time > 0));
+    // The response's two posts, as the forum gave them (pid, floor = `number`, author,
+    // `authorid`, `dbdateline`), the second with its message text.
+    let got: Vec<(u64, Option<u32>, &str, Option<u64>, i64)> = posts
+        .iter()
+        .map(|p| (p.pid, p.floor, p.author.as_str(), p.uid, p.time))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (42787580, Some(1), "sonic3908", Some(137121), 1551626855),
+            (42787586, Some(2), "sonic3908", Some(137121), 1551626899),
+        ]
+    );
+    assert_eq!(
+        posts[1].current().text.trim(),
+        "for手机用户：闪迪SSD PLUS 120G全新未拆，150 三星DDR3 1600，8G*2，380 单买不包邮，全部打包包邮 有意者短消息或者留言"
+    );
+    assert!(posts.iter().all(|p| p.revisions.len() == 1 && !p.missing()));
+}
+
+/// Regression (issue 16): several `bansha import` processes on one fresh database at once
+/// used to break each other's schema migration ("table threads already exists"). Each
+/// child's stderr is kept and shown if it fails.
+#[test]
+fn concurrent_imports_into_one_fresh_database_all_succeed() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/discuz/captured/s1-viewthread-1.json");
+    for round in 0..3 {
+        let dir = Dir::new(&format!("concurrent-{round}"));
+        let cfg = write_config(&dir, "https://bbs.saraba1st.com/2b/");
+        let children: Vec<std::process::Child> = (0..6)
+            .map(|_| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+                    .arg("import")
+                    .arg("--config")
+                    .arg(&cfg)
+                    .args(["--saved-at", NOW])
+                    .arg(&file)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {:?}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let store = Store::open(&dir.path("game.sqlite")).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 2);
+        let posts = store.posts("bbs.saraba1st.com/2b", 1814693).unwrap();
+        assert_eq!(posts.len(), 2);
+        // Six imports of one page: one revision each, six fetch-log entries.
+        assert!(posts.iter().all(|p| p.revisions.len() == 1));
+        assert_eq!(
+            store
+                .fetch_log("bbs.saraba1st.com/2b", 1814693)
+                .unwrap()
+                .len(),
+            6
+        );
+    }
 }

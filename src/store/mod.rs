@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
 use crate::model::{
@@ -318,34 +318,57 @@ impl Store {
         Ok(store)
     }
 
+    /// Bring the schema up to [`schema::current_version`]. Safe when several processes open
+    /// the same fresh file at once: each step runs in an IMMEDIATE transaction (the write
+    /// lock is taken before anything is read) and re-reads `user_version` under that lock,
+    /// so a step another process applied meanwhile is skipped, never applied twice.
     fn migrate(&mut self) -> Result<(), StoreError> {
-        let found: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
         let supported = schema::current_version();
-        if found > supported {
-            return Err(StoreError::TooNew {
-                db: self.db.clone(),
-                found,
-                supported,
-            });
-        }
-        for (idx, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let version = idx as i64 + 1;
+        loop {
+            // Fast path: an up-to-date database needs no write lock at all.
+            let found = self.schema_version()?;
+            if found < 0 {
+                return Err(StoreError::Invalid {
+                    db: self.db.clone(),
+                    what: format!("schema version {found} is not one bansha writes"),
+                });
+            }
+            if found > supported {
+                return Err(StoreError::TooNew {
+                    db: self.db.clone(),
+                    found,
+                    supported,
+                });
+            }
+            if found == supported {
+                return Ok(());
+            }
             let db = self.db.clone();
-            let merr = |source| StoreError::Migrate {
+            let merr = |version, source| StoreError::Migrate {
                 db: db.clone(),
                 version,
                 source,
             };
-            let tx = self.conn.transaction().map_err(merr)?;
-            tx.execute_batch(sql).map_err(merr)?;
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|e| merr(found + 1, e))?;
+            // Under the write lock: the version as it is now, not as it was read above.
+            let found: i64 = tx
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(|e| merr(found + 1, e))?;
+            if found >= supported {
+                // Another process finished the migration first; re-check (TooNew) above.
+                tx.commit().map_err(|e| merr(found, e))?;
+                continue;
+            }
+            let version = found + 1;
+            tx.execute_batch(schema::MIGRATIONS[found as usize])
+                .map_err(|e| merr(version, e))?;
             tx.pragma_update(None, "user_version", version)
-                .map_err(merr)?;
-            tx.commit().map_err(merr)?;
+                .map_err(|e| merr(version, e))?;
+            tx.commit().map_err(|e| merr(version, e))?;
         }
-        Ok(())
     }
 
     /// The schema version of the open database.
