@@ -7,7 +7,6 @@ use crate::model::{Post, Timestamp};
 use crate::report::Format;
 use crate::roster::Roster;
 use crate::rules::RuleSet;
-use crate::time::{Clock, SystemClock};
 use crate::votes::{self, Tally, TallyInput};
 
 pub fn run(a: &TallyArgs) -> CliResult {
@@ -15,7 +14,9 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
     let as_of = match &a.at {
         Some(s) => parse_at(&cfg, s)?,
-        None => SystemClock.now(),
+        None => crate::time::process_clock(cfg.tz)
+            .map_err(CliError::Input)?
+            .now(),
     };
     let tid = vote_tid(&cfg, a.day)?;
     let store = crate::store::Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
