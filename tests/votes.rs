@@ -13,12 +13,17 @@ use bansha::rules::vote::Weight;
 use bansha::votes::{self, TallyInput};
 use serde::Deserialize;
 
+use crate::common::quote;
+
 const TID: u64 = 5000;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Scenario {
     rule: String,
+    /// Clauses (quotations) the scenario shows NOT applying: no verdict may cite them.
+    #[serde(default)]
+    not_applied: Vec<String>,
     day: u32,
     closes: String,
     #[serde(default)]
@@ -235,13 +240,11 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         Err(e) => return vec![format!("{e}")],
     };
     let mut errs = Vec::new();
-    if sc.rule.trim().is_empty() {
-        errs.push(format!(
-            "{name}: `rule` must quote the rule sentence checked"
-        ));
-    }
     let rules_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{game}.toml"));
     let rs = RuleSet::load(&rules_path).unwrap_or_else(|e| panic!("{e}"));
+    if let Err(e) = quote::check_quotation(&sc.rule, &quote::post_text(&rs.meta.source)) {
+        errs.push(format!("{name}: {e}"));
+    }
     let cfg = build_config(&sc, &rules_path);
     let roster = Roster::from_config(&cfg);
     let posts: Vec<Post> = sc.posts.iter().map(|p| to_post(&cfg, p)).collect();
@@ -261,6 +264,34 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         as_of: sc.at.as_deref().map(ts),
         accelerated: sc.accelerated,
     });
+    // The sentence quoted is one the verdicts cite: an invalid ballot's clause, a weight's
+    // or the outcome's, a note (readings, 加速).
+    let cited = t
+        .ballots
+        .iter()
+        .filter_map(|b| b.clause.as_deref())
+        .chain(
+            t.ballots
+                .iter()
+                .flat_map(|b| b.weight_notes.iter().map(String::as_str)),
+        )
+        .chain(t.notes.iter().map(String::as_str))
+        .chain([t.outcome.clause.as_str(), t.secrecy_clause.as_str()]);
+    let cited: Vec<&str> = cited.collect();
+    if let Err(e) = quote::check_cited(&sc.rule, cited.iter().copied()) {
+        errs.push(format!("{name}: {e}"));
+    }
+    for na in &sc.not_applied {
+        let post = quote::post_text(&rs.meta.source);
+        if let Err(e) = quote::check_quotation(na, &post) {
+            errs.push(format!("{name}: not_applied: {e}"));
+        }
+        if quote::check_cited(na, cited.iter().copied()).is_ok() {
+            errs.push(format!(
+                "{name}: not_applied 「{na}」 is cited by a verdict"
+            ));
+        }
+    }
     let e = &sc.expect;
     let mut check = |ok: bool, what: String| {
         if !ok {
