@@ -60,7 +60,8 @@ pub mod quote {
 
     /// The pieces of six or more characters between omission and join marks.
     pub fn pieces(s: &str) -> Vec<String> {
-        let s = s.replace("……", "…").replace("——", "—");
+        // ` / ` joins two quotations in a scenario's `rule`.
+        let s = s.replace("……", "…").replace("——", "—").replace(" / ", "…");
         s.split(['…', '—', '（', '）', '(', ')', '；', '。', '：'])
             .map(norm)
             .filter(|p| p.chars().count() >= 6)

@@ -483,7 +483,8 @@ fn captured_real_api_response_imports() {
     let posts = store.posts("bbs.saraba1st.com/2b", tids[0]).unwrap();
     // The response's two posts, as the forum gave them (pid, floor = `number`, author,
     // `authorid`, `dbdateline`), the second with its message text.
-    let got: Vec<(u64, Option<u32>, &str, Option<u64>, i64)> = posts
+    type Row<'a> = (u64, Option<u32>, &'a str, Option<u64>, i64);
+    let got: Vec<Row> = posts
         .iter()
         .map(|p| (p.pid, p.floor, p.author.as_str(), p.uid, p.time))
         .collect();

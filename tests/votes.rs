@@ -21,6 +21,10 @@ const TID: u64 = 5000;
 #[serde(deny_unknown_fields)]
 struct Scenario {
     rule: String,
+    /// `false`: the case shows `rule` NOT applying (a boundary's other side), so no verdict
+    /// may cite it. Default true: a verdict must cite it.
+    #[serde(default = "yes")]
+    applied: bool,
     /// Clauses (quotations) the scenario shows NOT applying: no verdict may cite them.
     #[serde(default)]
     not_applied: Vec<String>,
@@ -120,6 +124,10 @@ struct ExpBallot {
     reason_contains: Vec<String>,
     #[serde(default)]
     clause_contains: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn scenario_root() -> PathBuf {
@@ -278,8 +286,16 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         .chain(t.notes.iter().map(String::as_str))
         .chain([t.outcome.clause.as_str(), t.secrecy_clause.as_str()]);
     let cited: Vec<&str> = cited.collect();
-    if let Err(e) = quote::check_cited(&sc.rule, cited.iter().copied()) {
-        errs.push(format!("{name}: {e}"));
+    match (
+        sc.applied,
+        quote::check_cited(&sc.rule, cited.iter().copied()),
+    ) {
+        (true, Err(e)) => errs.push(format!("{name}: {e}")),
+        (false, Ok(())) => errs.push(format!(
+            "{name}: `rule` 「{}」 is cited by a verdict, but the case says it does not apply",
+            sc.rule
+        )),
+        _ => {}
     }
     for na in &sc.not_applied {
         let post = quote::post_text(&rs.meta.source);

@@ -52,57 +52,60 @@ fn load(a: &DayArgs) -> Result<Loaded, CliError> {
 
 /// Players with a ballot that counts on `day` (only that day's 未投票 is judged).
 fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
+    voted_by_tally(&l.cfg, &l.rules, &l.roster, &l.posts, day)
+}
+
+/// Who voted on `day`, as `bansha activity` judges it: the players whose ballot counts in
+/// the day's tally (`valid`), judged as of 关门 on the day's 投票帖 posts, with the day's
+/// acceleration from its 进程帖. `posts` holds each thread's posts by tid. Public so the
+/// activity scenarios run exactly this path.
+pub fn voted_by_tally(
+    cfg: &Config,
+    rules: &RuleSet,
+    roster: &Roster,
+    posts: &HashMap<u64, Vec<Post>>,
+    day: u32,
+) -> BTreeMap<u32, BTreeSet<String>> {
     let mut out = BTreeMap::new();
-    for d in l.cfg.days.iter().filter(|d| d.number == day) {
-        let Ok(w) = activity::day_window(&l.cfg, &l.rules.activity, d.number) else {
+    for d in cfg.days.iter().filter(|d| d.number == day) {
+        let Ok(w) = activity::day_window(cfg, &rules.activity, d.number) else {
             continue;
         };
-        let posts: &[Post] = d
+        let vote_posts: &[Post] = d
             .vote
-            .and_then(|t| l.posts.get(&t))
+            .and_then(|t| posts.get(&t))
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         let accelerated = d
             .process
-            .and_then(|t| l.posts.get(&t))
+            .and_then(|t| posts.get(&t))
             .map(|p| {
-                activity::acceleration(&l.cfg, &l.rules.activity, &l.roster, d.number, p)
+                activity::acceleration(cfg, &rules.activity, roster, d.number, p)
                     .map(|a| a.accelerated)
                     .unwrap_or(false)
             })
             .unwrap_or(false);
+        let t = crate::votes::tally(&crate::votes::TallyInput {
+            day: d.number,
+            rules: &rules.vote,
+            readings: &rules.meta.readings,
+            config: cfg,
+            roster,
+            posts: vote_posts,
+            closes: Some(w.closes),
+            as_of: None,
+            accelerated,
+        });
         out.insert(
             d.number,
-            ballots_that_count(l, d.number, posts, w.closes, accelerated),
+            t.ballots
+                .into_iter()
+                .filter(|b| b.valid)
+                .map(|b| b.voter)
+                .collect(),
         );
     }
     out
-}
-
-/// The players whose ballot counts in the tally (`valid`), judged as of 关门.
-fn ballots_that_count(
-    l: &Loaded,
-    day: u32,
-    posts: &[Post],
-    closes: crate::model::Timestamp,
-    accelerated: bool,
-) -> BTreeSet<String> {
-    let t = crate::votes::tally(&crate::votes::TallyInput {
-        day,
-        rules: &l.rules.vote,
-        readings: &l.rules.meta.readings,
-        config: &l.cfg,
-        roster: &l.roster,
-        posts,
-        closes: Some(closes),
-        as_of: None,
-        accelerated,
-    });
-    t.ballots
-        .into_iter()
-        .filter(|b| b.valid)
-        .map(|b| b.voter)
-        .collect()
 }
 
 pub fn run_activity(a: &DayArgs) -> CliResult {

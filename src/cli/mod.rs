@@ -8,6 +8,8 @@ mod posts;
 mod sync;
 mod tally;
 
+pub use activity::voted_by_tally;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};

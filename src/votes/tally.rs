@@ -213,6 +213,10 @@ pub fn tally(inp: &TallyInput) -> Tally {
     let closes = inp.closes.unwrap_or(Timestamp::MAX);
     // The moment the tally describes: 关门, or earlier with --at.
     let t_end = as_of.min(closes);
+    // The game's state the ballots are judged in: as of the tally moment, but never with
+    // what happens at 关门 itself (the day's own 放逐, recorded at 关门, must not void the
+    // ballots of the player it sends out, nor those cast for them).
+    let t_state = t_end.min(closes.saturating_sub(1));
     let mut notes = Vec::new();
     let base_url = &cfg.forum.base_url;
 
@@ -614,19 +618,19 @@ pub fn tally(inp: &TallyInput) -> Tally {
     for st in state.values() {
         let Some(c) = st.current else { continue };
         let b = &mut out[c];
-        if !alive_at(&b.voter, t_end) {
+        if !alive_at(&b.voter, t_state) {
             let r = format!(
                 "投票人 {} 投票后出局（{}），出局玩家的票不计",
                 b.voter,
-                out_desc(&b.voter, t_end)
+                out_desc(&b.voter, t_state)
             );
             reject(b, r, "voter");
             continue;
         }
         if let Some(tg) = b.target.clone()
-            && !alive_at(&tg, t_end)
+            && !alive_at(&tg, t_state)
         {
-            let r = format!("投票对象 {tg} 在投票后出局（{}）", out_desc(&tg, t_end));
+            let r = format!("投票对象 {tg} 在投票后出局（{}）", out_desc(&tg, t_state));
             reject(b, r, "target-out");
             continue;
         }
@@ -639,12 +643,12 @@ pub fn tally(inp: &TallyInput) -> Tally {
         .players
         .iter()
         .map(String::as_str)
-        .filter(|p| alive_at(p, t_end))
+        .filter(|p| alive_at(p, t_state))
         .collect();
     let roles_end: HashMap<&str, Option<String>> = roster
         .players
         .iter()
-        .map(|p| (p.as_str(), role_of(p, t_end)))
+        .map(|p| (p.as_str(), role_of(p, t_state)))
         .collect();
     let role_end = |name: &str| -> Option<&str> { roles_end.get(name).and_then(|r| r.as_deref()) };
     let alive_with_role = |role: &str| -> usize {
@@ -653,7 +657,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
             .filter(|p| role_end(p) == Some(role))
             .count()
     };
-    let sheriff = roster.sheriff_at(t_end).map(str::to_string);
+    let sheriff = roster.sheriff_at(t_state).map(str::to_string);
     for &c in &counted {
         let voter = out[c].voter.clone();
         let vrole = role_end(&voter).map(str::to_string);
@@ -753,7 +757,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                         .facts
                         .iter()
                         .filter(|(at, f)| {
-                            *at <= t_end
+                            *at <= t_state
                                 && matches!(f, Fact::Out { player, .. } if marked.contains(&player.as_str()))
                         })
                         .count() as i64;
@@ -913,7 +917,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
                     rules,
                     roster,
                     day,
-                    t_end,
+                    t_state,
                     &out,
                     &counted,
                     sheriff.as_deref(),
@@ -967,7 +971,7 @@ pub fn tally(inp: &TallyInput) -> Tally {
         if let Event::VoteWeight { day: d, player, .. } = e
             && *d == day
         {
-            let declared_role = rules.weights.iter().any(|w| matches!(w, WeightRule::Declared { role, .. } if role_of(player, t_end).as_deref() == Some(role.as_str())));
+            let declared_role = rules.weights.iter().any(|w| matches!(w, WeightRule::Declared { role, .. } if role_of(player, t_state).as_deref() == Some(role.as_str())));
             if !declared_role {
                 notes.push(format!(
                     "{player} 的 vote-weight 事件已忽略：本局没有允许该玩家声明票数的规则"
