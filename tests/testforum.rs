@@ -1292,9 +1292,9 @@ fn html_and_api_views_parse_to_the_same_posts_gbk_custom_floor_names() {
 #[test]
 fn html_and_api_views_agree_after_a_deletion_in_both_floor_modes() {
     let mut s = spec(vec![game_thread(23)]);
-    // No 推荐 reply here: with a deleted-floor placeholder on the same page the parser
-    // does not (yet) infer the 推荐 reply's floor from the gap (reported to the lead).
-    s.threads[0].posts[7].recommend = false;
+    // Floor 8 is also a 推荐 reply: its floor is inferred from the gap in page 1's numbers
+    // even with a deleted-floor placeholder on the page (regression, issue 16).
+    assert!(s.threads[0].posts[7].recommend);
     s.site.version = Version::X35;
     s.site.floor_names = vec!["楼主".into()];
     s.site.floor_suffix = "楼".into();
