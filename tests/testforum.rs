@@ -1360,3 +1360,21 @@ fn fault_pages_parse_as_errors() {
     assert_eq!(ok.viewer_uid, Some(0));
     assert_eq!(ok.posts.len(), 3);
 }
+
+/// A 推荐 reply on a one-page thread: the page shows it only in its 推荐 slot, and when it
+/// is the last reply no gap in the numbers points at it; one page means the slot is its only
+/// appearance, so it is no duplicate (issue 16: this was left unguarded).
+#[test]
+fn a_recommended_last_reply_on_a_one_page_thread_is_its_only_appearance() {
+    let mut s = spec(vec![thread(7, 6)]);
+    s.threads[0].posts[5].recommend = true; // floor 6, the last
+    let f = TestForum::start(s).unwrap();
+    let pids = f.pids(7);
+    let p = parse(&f, "/forum.php?mod=viewthread&tid=7", &[]).unwrap();
+    assert_eq!(p.total_pages, 1);
+    let hot: Vec<_> = p.posts.iter().filter(|q| q.pid == Some(pids[5])).collect();
+    assert_eq!(hot.len(), 1, "{:?}", p.posts);
+    assert_eq!(hot[0].floor_label, "推荐");
+    assert!(!hot[0].duplicate, "its only appearance: {:?}", hot[0]);
+    assert_eq!(p.posts.iter().filter(|q| !q.duplicate).count(), 6);
+}

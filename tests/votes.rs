@@ -28,6 +28,10 @@ struct Scenario {
     /// Clauses (quotations) the scenario shows NOT applying: no verdict may cite them.
     #[serde(default)]
     not_applied: Vec<String>,
+    /// Further sentences of the rule post the case rests on that no verdict cites:
+    /// checked to be quotations only.
+    #[serde(default)]
+    context: Vec<String>,
     day: u32,
     closes: String,
     #[serde(default)]
@@ -296,6 +300,11 @@ fn run(game: &str, file: &Path) -> Vec<String> {
             sc.rule
         )),
         _ => {}
+    }
+    for c in &sc.context {
+        if let Err(e) = quote::check_quotation(c, &quote::post_text(&rs.meta.source)) {
+            errs.push(format!("{name}: context: {e}"));
+        }
     }
     for na in &sc.not_applied {
         let post = quote::post_text(&rs.meta.source);
