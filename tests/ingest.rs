@@ -135,6 +135,21 @@ fn bansha(args: &[&str]) -> Result<(), String> {
     })
 }
 
+/// Run the real `bansha` binary; its stdout (the command must succeed).
+fn bansha_out(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "bansha {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn import(cfg: &Path, files: &[&Path]) -> Result<(), String> {
     let mut a = vec![
         "import".to_string(),
@@ -210,17 +225,48 @@ fn saved_pc_pages_import_with_floors_authors_times_and_text() {
     );
     assert_eq!(log[0].fetched_at, ts(NOW));
     assert!(log[2].source.ends_with("p3.html"));
-    // `posts` runs on it, for every selector.
+    // `posts` runs on it, for every selector and format, and prints those 25 posts.
     let c = cfg.display().to_string();
-    for args in [
-        vec!["posts", "--config", &c, "--format", "json"],
-        vec!["posts", "--config", &c, "--day", "2", "--format", "text"],
-        vec![
-            "posts", "--config", &c, "--tid", "1002", "--format", "bbcode",
-        ],
-    ] {
-        bansha(&args).unwrap();
+    let base = f.base_url();
+    let json = bansha_out(&["posts", "--config", &c, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let arr = j.as_array().unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(arr.len(), 25, "{json}");
+    for (i, p) in arr.iter().enumerate() {
+        assert_eq!(p["tid"], 1002);
+        assert_eq!(p["floor"], i as u64 + 1);
+        assert_eq!(
+            p["text"].as_str().unwrap(),
+            format!("第{}楼\n投票对象：小红", i + 1)
+        );
+        assert_eq!(p["time"].as_str().unwrap(), {
+            let t = ts("2026-03-04 09:00") + 60 * i as i64;
+            bansha::time::format_local(t, TZ)
+        });
+        assert_eq!(
+            (p["edited"].as_bool(), p["missing"].as_bool()),
+            (Some(false), Some(false))
+        );
     }
+    assert_eq!(arr[1]["author"], "小红");
+    assert_eq!(arr[1]["uid"], 102);
+    let text = bansha_out(&["posts", "--config", &c, "--day", "2", "--format", "text"]);
+    assert!(text.contains("== 帖子 1002 "), "{text}");
+    assert!(text.contains("(25 posts)"), "{text}");
+    assert!(text.contains("2# 小红 2026-03-04 09:01:00 pid "), "{text}");
+    assert!(text.contains("    第25楼\n    投票对象：小红"), "{text}");
+    let bb = bansha_out(&[
+        "posts", "--config", &c, "--tid", "1002", "--format", "bbcode",
+    ]);
+    let lines: Vec<&str> = bb.lines().filter(|l| l.starts_with("[url=")).collect();
+    assert_eq!(lines.len(), 25, "{bb}");
+    let pid2 = arr[1]["pid"].as_u64().unwrap();
+    assert_eq!(
+        lines[1],
+        format!(
+            "[url={base}forum.php?mod=redirect&goto=findpost&ptid=1002&pid={pid2}]2#[/url] 小红 2026-03-04 09:01:00：第2楼 投票对象：小红"
+        )
+    );
     let e = bansha(&["posts", "--config", &c, "--day", "9"]).unwrap_err();
     assert!(e.contains("day 9"), "{e}");
     let e = bansha(&["posts", "--config", &c, "--day", "2", "--tid", "77"]).unwrap_err();
