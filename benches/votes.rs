@@ -109,8 +109,9 @@ fn main() {
         roster: &roster,
         posts: &posts,
         closes: Some(closes),
+        vote_closes: None,
         as_of: None,
-        accelerated: false,
+        accelerated_since: None,
     };
     let t = tally(&input);
     assert_eq!(t.ballots.len(), BALLOTS);

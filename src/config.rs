@@ -164,6 +164,10 @@ pub struct Day {
     pub process: Option<u64>,
     pub opens: Option<LocalTime>,
     pub closes: Option<LocalTime>,
+    /// When ballots stop, where voting outlasts the discussion (排球少年: 「20：30关门投票
+    /// 21：00投票结束」); default: `closes`.
+    #[serde(default)]
+    pub vote_closes: Option<LocalTime>,
 }
 
 /// Facts the director records (`[[event]]`).
@@ -199,11 +203,16 @@ pub enum Event {
         player: String,
         weight: f64,
     },
+    /// `at`: when it takes effect (default: the day's `opens`).
     Accelerate {
         day: u32,
+        #[serde(default)]
+        at: Option<LocalTime>,
     },
     Delay {
         day: u32,
+        #[serde(default)]
+        at: Option<LocalTime>,
     },
     ProxyVote {
         day: u32,
@@ -335,6 +344,20 @@ impl Config {
                     "closes must be after opens".into(),
                 );
             }
+            if let (Some(c), Some(v)) = (d.closes, d.vote_closes)
+                && v < c
+            {
+                err(
+                    format!("day[{i}].vote_closes"),
+                    "vote_closes must not be before closes (ballots are taken until vote_closes; the discussion ends at closes)".into(),
+                );
+            }
+            if d.vote_closes.is_some() && d.closes.is_none() {
+                err(
+                    format!("day[{i}].vote_closes"),
+                    "vote_closes needs closes (the end of the discussion)".into(),
+                );
+            }
         }
         for (i, e) in self.events.iter().enumerate() {
             for name in e.players() {
@@ -435,6 +458,13 @@ impl Config {
 
     pub fn day(&self, n: u32) -> Option<&Day> {
         self.days.iter().find(|d| d.number == n)
+    }
+
+    /// When the day's ballots stop: `vote_closes`, else `closes`.
+    pub fn vote_closes(&self, day: u32) -> Option<Timestamp> {
+        self.day(day)
+            .and_then(|d| d.vote_closes.or(d.closes))
+            .map(|t| self.ts(t))
     }
 
     pub fn is_director(&self, author: &str) -> bool {

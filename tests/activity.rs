@@ -86,6 +86,8 @@ struct ScPost {
 #[serde(deny_unknown_fields)]
 struct Expect {
     accelerated: Option<bool>,
+    /// When 加速 took effect (`YYYY-MM-DD HH:MM:SS`), or "" for not accelerated.
+    accelerated_since: Option<String>,
     delayed: Option<bool>,
     overridden_by_director: Option<bool>,
     accelerate_requests: Option<usize>,
@@ -222,8 +224,9 @@ fn rejections(
         roster,
         posts: &vp,
         closes: Some(w.closes),
+        vote_closes: cfg.vote_closes(d),
         as_of: None,
-        accelerated: false,
+        accelerated_since: None,
     });
     t.ballots
         .iter()
@@ -288,7 +291,7 @@ fn run(file: &Path) -> Result<(), String> {
     };
     let r = activity::report(&g, sc.day).map_err(|e| e.to_string())?;
     // The sentence quoted is one the report cites: a violation's clause, the 加速 decision's,
-    // a note.
+    // a note (the report's or a player's).
     let mut cited: Vec<String> = r
         .players
         .iter()
@@ -307,6 +310,7 @@ fn run(file: &Path) -> Result<(), String> {
         }
     }
     cited.extend(r.notes.iter().cloned());
+    cited.extend(r.players.iter().filter_map(|p| p.note.clone()));
     match (
         sc.applied,
         quote::check_cited(&sc.rule, cited.iter().map(String::as_str)),
@@ -343,6 +347,11 @@ fn run(file: &Path) -> Result<(), String> {
         "accelerated",
         ex.accelerated.map(|b| b.to_string()),
         r.accel.accelerated.to_string(),
+    );
+    chk(
+        "accelerated_since",
+        ex.accelerated_since.clone(),
+        r.accel.since.map(|t| cfg.fmt_time(t)).unwrap_or_default(),
     );
     chk(
         "delayed",
@@ -649,6 +658,113 @@ cause = "vote"
             ],
         );
         (cfgp, Cleanup(d))
+    }
+
+    /// 排球少年 <镇压>: 「PS：①该技能发动后导演不会公告。」 乙 is suppressed (status 投票无效)
+    /// and votes at 20:40, after 关门 (20:30) and before 投票结束 (21:00). Neither public
+    /// output may tell: the activity BBCode says 乙 voted, the tally BBCode lists the ballot
+    /// as cast; the director's JSON says why it is void.
+    #[test]
+    fn suppression_stays_out_of_every_public_output() {
+        let d = dir("suppression");
+        let _cleanup = Cleanup(d.clone());
+        let rules =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/M114-blizzard-manor.toml");
+        let cfg = format!(
+            r#"[forum]
+base_url = "{BASE}"
+[game]
+name = "m114"
+rules = "{}"
+db = "game.sqlite"
+[[player]]
+name = "甲"
+[[player]]
+name = "乙"
+[[player]]
+name = "丙"
+[[day]]
+number = 2
+discussion = [801]
+vote = 802
+opens = "2026-03-05 09:00"
+closes = "2026-03-05 20:30"
+vote_closes = "2026-03-05 21:00"
+[[event]]
+kind = "status"
+player = "乙"
+status = "投票无效"
+from_day = 2
+to_day = 2
+"#,
+            rules.display()
+        );
+        let cfgp = d.join("game.toml");
+        std::fs::write(&cfgp, cfg).unwrap();
+        let db = d.join("game.sqlite");
+        store(
+            &db,
+            802,
+            vec![
+                post(
+                    2,
+                    301,
+                    "甲",
+                    11,
+                    "2026-03-05 20:35",
+                    "投票对象：丙\n投票理由：a",
+                ),
+                post(
+                    3,
+                    302,
+                    "乙",
+                    12,
+                    "2026-03-05 20:40",
+                    "投票对象：丙\n投票理由：b",
+                ),
+            ],
+        );
+        let c = cfgp.to_str().unwrap();
+        let (code, out, err) = bansha(&[
+            "activity", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("乙：0 帖，已投票"), "{out}");
+        let (code, out, err) = bansha(&[
+            "tally",
+            "--config",
+            c,
+            "--day",
+            "2",
+            "--at",
+            "2026-03-05 21:00",
+            "--format",
+            "bbcode",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("乙 → 丙") && !out.contains("无效") && !out.contains("[s]"),
+            "{out}"
+        );
+        let (_, out, _) = bansha(&[
+            "tally",
+            "--config",
+            c,
+            "--day",
+            "2",
+            "--at",
+            "2026-03-05 21:00",
+            "--format",
+            "json",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let b = v["ballots"].as_array().unwrap();
+        assert_eq!(
+            b[0]["valid"], true,
+            "20:35 is inside the vote window: {out}"
+        );
+        assert_eq!(b[1]["valid"], false);
+        assert!(b[1]["reason"].as_str().unwrap().contains("投票无效"));
     }
 
     #[test]

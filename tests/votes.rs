@@ -38,6 +38,13 @@ struct Scenario {
     at: Option<String>,
     #[serde(default)]
     accelerated: bool,
+    /// 加速 took effect at this moment (the request that reached the threshold, or the
+    /// director's `accelerate` event's `at`).
+    #[serde(default)]
+    accelerated_since: Option<String>,
+    /// Ballots are taken until this moment (`[[day]] vote_closes`).
+    #[serde(default)]
+    vote_closes: Option<String>,
     #[serde(default)]
     directors: Vec<String>,
     #[serde(rename = "player")]
@@ -273,8 +280,12 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         roster: &roster,
         posts: &posts,
         closes: Some(ts(&sc.closes)),
+        vote_closes: sc.vote_closes.as_deref().map(ts),
         as_of: sc.at.as_deref().map(ts),
-        accelerated: sc.accelerated,
+        accelerated_since: match &sc.accelerated_since {
+            Some(s) => Some(ts(s)),
+            None => sc.accelerated.then_some(i64::MIN),
+        },
     });
     // The sentence quoted is one the verdicts cite: an invalid ballot's clause, a weight's
     // or the outcome's, a note (readings, 加速).
@@ -812,4 +823,40 @@ fn tally_command_takes_the_directors_acceleration() {
     );
     let f3 = b.iter().find(|x| x["floor"] == 3).unwrap();
     assert_eq!(f3["valid"], true);
+}
+
+#[test]
+fn tally_command_applies_acceleration_from_its_moment() {
+    // 「执行加速时，所有人不可改票」 bans a 改票 made while the day is accelerated: with the
+    // director's `accelerate` taking effect at 15:30, 不见's 改票 at 15:00 (floor 4) stands.
+    let cfg = cli_game(
+        "accel-at",
+        "\n[[event]]\nkind = \"accelerate\"\nday = 2\nat = \"2026-03-05 15:30\"\n",
+    );
+    let out = bansha_cmd(&[
+        "tally",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["accelerated"], true);
+    assert_eq!(j["accelerated_since"], "2026-03-05 15:30:00");
+    let b = j["ballots"].as_array().unwrap();
+    let f4 = b.iter().find(|x| x["floor"] == 4).unwrap();
+    assert_eq!(f4["valid"], true, "{f4}");
+    assert_eq!(
+        j["totals"],
+        serde_json::json!([{"target": "大黄蜂", "votes": 3}])
+    );
 }

@@ -169,9 +169,12 @@ fn proposal_for(cfg: &Config, rules: &ActivityRules, day: u32) -> String {
     let days = propose_schedule(rules, first_open, day - n);
     match days.last() {
         Some(p) => format!(
-            "opens = \"{}\", closes = \"{}\"",
+            "opens = \"{}\", closes = \"{}\"{}",
             p.opens.format("%Y-%m-%d %H:%M"),
-            p.closes.format("%Y-%m-%d %H:%M")
+            p.closes.format("%Y-%m-%d %H:%M"),
+            p.vote_closes
+                .map(|v| format!(", vote_closes = \"{}\"", v.format("%Y-%m-%d %H:%M")))
+                .unwrap_or_default()
         ),
         None => "nothing".into(),
     }
@@ -217,6 +220,9 @@ pub struct AccelDecision {
     pub day: u32,
     /// The day runs accelerated: no 改票, no 潜水 penalties.
     pub accelerated: bool,
+    /// The moment 加速 took effect: the request that reached the threshold, or the
+    /// director's `accelerate` event's `at` (default: 开门). `None` if not accelerated.
+    pub since: Option<Timestamp>,
     /// A 延时 was granted (it cancels acceleration).
     pub delayed: bool,
     /// Every request seen, counted or not.
@@ -309,6 +315,7 @@ fn decide_acceleration(
     let mut explanation = String::new();
     let mut accelerated = false;
     let mut delayed = false;
+    let mut since: Option<Timestamp> = None;
     if let Some(a) = &rules.acceleration {
         let dl = w.closes - i64::from(a.deadline_hours) * 3600;
         deadline = Some(dl);
@@ -321,6 +328,10 @@ fn decide_acceleration(
         let mut posts: Vec<&Post> = process_posts.iter().collect();
         posts.sort_by_key(|p| (p.time, p.floor, p.pid));
         let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+        // Replayed in time order: each player's latest request so far, and when 加速 (and
+        // not 延时) last came to hold.
+        let mut latest: BTreeMap<&str, RequestKind> = BTreeMap::new();
+        let mut holding_since: Option<Timestamp> = None;
         for p in posts {
             let Some(kind) = parse_request(&p.first().text) else {
                 continue;
@@ -341,6 +352,22 @@ fn decide_acceleration(
             }
             let counted = reason.is_none();
             if counted {
+                latest.insert(p.author.as_str(), kind);
+                let acc = latest
+                    .values()
+                    .filter(|k| **k == RequestKind::Accelerate)
+                    .count();
+                let del = latest
+                    .values()
+                    .filter(|k| **k == RequestKind::Delay)
+                    .count();
+                let holds = a.threshold.reached(acc, living)
+                    && !(a.delay && a.threshold.reached(del, living));
+                holding_since = match (holds, holding_since) {
+                    (true, None) => Some(p.time),
+                    (true, s) => s,
+                    (false, _) => None,
+                };
                 // The player's latest request replaces earlier ones.
                 if let Some(prev) = last.insert(p.author.as_str(), requests.len()) {
                     let r: &mut AccelRequest = &mut requests[prev];
@@ -369,6 +396,7 @@ fn decide_acceleration(
         let delay_ok = a.delay && a.threshold.reached(delay_count, living);
         delayed = delay_ok;
         accelerated = acc_ok && !delay_ok;
+        since = if accelerated { holding_since } else { None };
         let need = match a.threshold {
             crate::rules::activity::Threshold::Half => "大于等于存活人数的一半",
             crate::rules::activity::Threshold::Majority => "过半数",
@@ -385,34 +413,46 @@ fn decide_acceleration(
             },
             need
         );
-        explanation.push_str(match (acc_ok, delay_ok) {
-            (true, true) => "：加速与延时均达到人数，延时成功，不再视为执行加速",
-            (true, false) => "：加速成功",
-            (false, true) => "：延时成功",
-            (false, false) => "：未执行加速",
+        explanation.push_str(&match (acc_ok, delay_ok) {
+            (true, true) => "：加速与延时均达到人数，延时成功，不再视为执行加速".to_string(),
+            (true, false) => match since {
+                Some(t) => format!(
+                    "：加速成功，自 {} 起执行加速（达到人数的申请）",
+                    cfg.fmt_time(t)
+                ),
+                None => "：加速成功".to_string(),
+            },
+            (false, true) => "：延时成功".to_string(),
+            (false, false) => "：未执行加速".to_string(),
         });
     }
     let mut overridden = false;
     for e in &cfg.events {
         match e {
-            Event::Accelerate { day } if *day == w.number => {
+            Event::Accelerate { day, at } if *day == w.number => {
                 overridden = true;
                 accelerated = true;
                 delayed = false;
+                since = Some(at.map(|t| cfg.ts(t)).unwrap_or(w.opens));
             }
-            Event::Delay { day } if *day == w.number => {
+            Event::Delay { day, .. } if *day == w.number => {
                 overridden = true;
                 accelerated = false;
                 delayed = true;
+                since = None;
             }
             _ => {}
         }
     }
+    // Taking effect after 关门 does not make the day an accelerated one.
+    if since.is_some_and(|s| s >= w.closes) {
+        accelerated = false;
+    }
     if overridden {
-        let what = if accelerated {
-            "执行加速"
-        } else {
-            "延时"
+        let what = match since {
+            Some(s) if accelerated => format!("自 {} 起执行加速", cfg.fmt_time(s)),
+            Some(s) => format!("加速时间 {} 晚于关门，本日不视为执行加速", cfg.fmt_time(s)),
+            None => "延时".into(),
         };
         if explanation.is_empty() {
             explanation = format!("导演裁定：{what}");
@@ -425,6 +465,7 @@ fn decide_acceleration(
     AccelDecision {
         day: w.number,
         accelerated,
+        since: if accelerated { since } else { None },
         delayed,
         requests,
         accelerate_count,
@@ -658,11 +699,48 @@ pub fn has_ballot_reason(text: &str) -> bool {
 
 /// The activity report for `day`.
 pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
+    // 灵族杀: a red card puts the player in 挂机, not out (「一名角色是否处于挂机状态与其是否存活
+    // 没有关系」): read the roster without those outs, and remember when each card came.
+    let carded_roster;
+    let mut carded: HashMap<String, Timestamp> = HashMap::new();
+    let g = &match &g.rules.red_card_status {
+        Some(_) => {
+            let mut r = g.roster.clone();
+            r.facts.retain(|(at, f)| match f {
+                Fact::Out { player, cause } if cause == "red-card" => {
+                    carded.entry(player.clone()).or_insert(*at);
+                    false
+                }
+                _ => true,
+            });
+            carded_roster = r;
+            Game {
+                roster: &carded_roster,
+                ..*g
+            }
+        }
+        None => *g,
+    };
     let w = day_window(g.cfg, g.rules, day)?;
     let accel = g.accel_for(&w);
     let counts = g.count(&w);
     let no_votes = BTreeSet::new();
-    let voted = g.voted.get(&day).unwrap_or(&no_votes);
+    let mut replied = g.voted.get(&day).cloned().unwrap_or_default();
+    let voted = if g.rules.no_vote_means_no_reply {
+        // 「讨论结束时，未回复投票帖者将被判罚黄牌」: a ballot, or any reply in the 投票帖 by the
+        // end of voting.
+        let until = g.cfg.vote_closes(day).unwrap_or(w.closes);
+        if let Some(tid) = w.vote {
+            for p in g.thread_posts(tid) {
+                if p.time >= w.opens && p.time <= until {
+                    replied.insert(p.author.clone());
+                }
+            }
+        }
+        &replied
+    } else {
+        g.voted.get(&day).unwrap_or(&no_votes)
+    };
     let dirs = g.directors();
     let seat_of: HashMap<&str, (Option<u32>, Option<u64>)> = g
         .cfg
@@ -730,7 +808,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
         let (seat, uid) = seat_of.get(name).copied().unwrap_or((None, None));
         let posts = counts.posts.get(name).copied().unwrap_or(0);
         let deleted = counts.deleted.get(name).copied().unwrap_or(0);
-        let judged = g.judged(presence);
+        let mut judged = g.judged(presence);
         let mut note = None;
         if presence == Presence::Partial {
             let how = if judged {
@@ -740,6 +818,33 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
             };
             note = Some(format!("{}；{how}", partial_story(g, name, &w)));
         }
+        // 挂机: 「不能继续参与讨论、投票」, so neither 潜水 nor 未投票 is judged.
+        let statuses = g.roster.statuses_on(name, day);
+        let afk = g
+            .rules
+            .exempt_statuses
+            .iter()
+            .find(|s| statuses.contains(&s.as_str()))
+            .map(|s| format!("第{day}天处于【{s}】状态"))
+            .or_else(|| {
+                let st = g.rules.red_card_status.as_ref()?;
+                let at = carded.get(name).filter(|at| **at < w.closes)?;
+                Some(format!(
+                    "{} 被红牌罚下，自动进入【{st}】状态",
+                    g.cfg.fmt_time(*at)
+                ))
+            });
+        if let Some(why) = afk {
+            judged = false;
+            note = Some(format!(
+                "{why}：不能继续参与讨论、投票，不判发言不足/未投票（发言照常计数）"
+            ));
+        }
+        let taciturn_today = g
+            .rules
+            .taciturn
+            .as_ref()
+            .is_some_and(|t| statuses.contains(&t.status.as_str()));
         let mut violations = Vec::new();
         if judged && !accel.accelerated {
             if let Some(c) = &g.rules.few_posts
@@ -753,8 +858,10 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                     evidence: vec![],
                 });
             }
+            // A 寡言 day (at most 5 posts) cannot be one of 「连续三个…讨论日发言均不足十帖」.
             if let Some(s) = &g.rules.three_days_few_posts
                 && posts < s.min_posts
+                && !taciturn_today
             {
                 // Length of the run of qualifying days ending today.
                 let mut run = 1u32;
@@ -765,7 +872,12 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                         break;
                     }
                     let pp = c.posts.get(name).copied().unwrap_or(0);
-                    if !g.judged(g.presence(name, pw)) || pp >= s.min_posts {
+                    let taciturn_then = g.rules.taciturn.as_ref().is_some_and(|t| {
+                        g.roster
+                            .statuses_on(name, pw.number)
+                            .contains(&t.status.as_str())
+                    });
+                    if !g.judged(g.presence(name, pw)) || pp >= s.min_posts || taciturn_then {
                         break;
                     }
                     run += 1;
@@ -799,7 +911,11 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                 violations.push(Violation {
                     rule: Rule::NoVote,
                     card: c.card,
-                    detail: format!("第{day}天未在投票帖投出有效票"),
+                    detail: if g.rules.no_vote_means_no_reply {
+                        format!("第{day}天讨论结束时未回复投票帖")
+                    } else {
+                        format!("第{day}天未在投票帖投票")
+                    },
                     clause: c.clause.clone(),
                     evidence: vec![],
                 });
@@ -859,7 +975,11 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
     )];
     if accel.accelerated {
         notes.push(format!(
-            "本日执行加速，发言不足与未投票不判罚：{}",
+            "本日{}执行加速，发言不足与未投票不判罚：{}",
+            accel
+                .since
+                .map(|t| format!("自 {} 起", g.cfg.fmt_time(t)))
+                .unwrap_or_default(),
             g.rules
                 .acceleration
                 .as_ref()
@@ -983,7 +1103,7 @@ fn taciturn(
                 rule: Rule::TaciturnReason,
                 card: t.card,
                 detail: format!(
-                    "[{}] 投票帖{}写了投票理由",
+                    "[{}] 投票帖{}写了投票理由（寡言违规，由导演判定；投票对象明确，该票照常计入）",
                     t.status,
                     p.floor.map(|f| format!(" {f} 楼")).unwrap_or_default()
                 ),

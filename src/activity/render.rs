@@ -29,6 +29,7 @@ pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
         "closes": cfg.fmt_time(r.closes),
         "acceleration": {
             "accelerated": a.accelerated,
+            "since": a.since.map(|t| cfg.fmt_time(t)),
             "delayed": a.delayed,
             "deadline": a.deadline.map(|t| cfg.fmt_time(t)),
             "living": a.living,

@@ -11,6 +11,8 @@ pub struct ProposedDay {
     pub number: u32,
     pub opens: NaiveDateTime,
     pub closes: NaiveDateTime,
+    /// When ballots stop, where voting outlasts the discussion (`[activity] vote_closes_at`).
+    pub vote_closes: Option<NaiveDateTime>,
     /// A day was added because the day ran over a Saturday or Sunday.
     pub weekend_extended: bool,
 }
@@ -40,10 +42,15 @@ pub fn propose_schedule(
             weekend_extended = true;
         }
         let closes = last.and_time(rules.closes_time());
+        let vote_closes = rules
+            .vote_closes_time()
+            .map(|t| last.and_time(t))
+            .filter(|v| *v > closes);
         out.push(ProposedDay {
             number,
             opens,
             closes,
+            vote_closes,
             weekend_extended,
         });
         opens = (last + Days::new(1)).and_time(rules.opens_time());
@@ -90,6 +97,23 @@ mod tests {
                 ("03-06 09:00".into(), "03-08 21:00".into(), true),  // Fri–Sat, + Sun
                 ("03-09 09:00".into(), "03-10 21:00".into(), false), // Mon–Tue
             ]
+        );
+    }
+
+    /// 「20：30关门投票 21：00投票结束」: the discussion closes at 20:30, ballots are taken
+    /// until 21:00.
+    #[test]
+    fn vote_window_after_close() {
+        let mut r = rules(1, false);
+        r.closes_at = "20:30".into();
+        r.vote_closes_at = Some("21:00".into());
+        let s = propose_schedule(&r, t("2026-03-04 09:00"), 2);
+        assert_eq!(s[0].closes, t("2026-03-04 20:30"));
+        assert_eq!(s[0].vote_closes, Some(t("2026-03-04 21:00")));
+        assert_eq!(s[1].opens, t("2026-03-05 09:00"));
+        assert_eq!(
+            propose_schedule(&rules(1, false), t("2026-03-04 09:00"), 1)[0].vote_closes,
+            None
         );
     }
 

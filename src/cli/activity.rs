@@ -50,15 +50,16 @@ fn load(a: &DayArgs) -> Result<Loaded, CliError> {
     })
 }
 
-/// Players with a ballot that counts on `day` (only that day's 未投票 is judged).
+/// Players who voted on `day` (only that day's 未投票 is judged).
 fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
     voted_by_tally(&l.cfg, &l.rules, &l.roster, &l.posts, day)
 }
 
-/// Who voted on `day`, as `bansha activity` judges it: the players whose ballot counts in
-/// the day's tally (`valid`), judged as of 关门 on the day's 投票帖 posts, with the day's
-/// acceleration from its 进程帖. `posts` holds each thread's posts by tid. Public so the
-/// activity scenarios run exactly this path.
+/// Who voted on `day`, as `bansha activity` judges it, from the day's tally (its 投票帖 posts,
+/// with 加速 from its moment, judged until `vote_closes`): a ballot that counted when it was
+/// cast (a voter whose target went out later did vote); a ballot voided by a secret status
+/// (<镇压>) counts as cast, or the public activity report would announce the secret. `posts`
+/// holds each thread's posts by tid. Public so the activity scenarios run exactly this path.
 pub fn voted_by_tally(
     cfg: &Config,
     rules: &RuleSet,
@@ -71,36 +72,30 @@ pub fn voted_by_tally(
         let Ok(w) = activity::day_window(cfg, &rules.activity, d.number) else {
             continue;
         };
-        let vote_posts: &[Post] = d
-            .vote
-            .and_then(|t| posts.get(&t))
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let accelerated = d
-            .process
-            .and_then(|t| posts.get(&t))
-            .map(|p| {
-                activity::acceleration(cfg, &rules.activity, roster, d.number, p)
-                    .map(|a| a.accelerated)
-                    .unwrap_or(false)
-            })
-            .unwrap_or(false);
+        let thread = |tid: Option<u64>| -> &[Post] {
+            tid.and_then(|t| posts.get(&t))
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        };
+        let (accelerated_since, _) =
+            super::tally::acceleration(cfg, rules, d.number, thread(d.process));
         let t = crate::votes::tally(&crate::votes::TallyInput {
             day: d.number,
             rules: &rules.vote,
             readings: &rules.meta.readings,
             config: cfg,
             roster,
-            posts: vote_posts,
+            posts: thread(d.vote),
             closes: Some(w.closes),
+            vote_closes: cfg.vote_closes(d.number),
             as_of: None,
-            accelerated,
+            accelerated_since,
         });
         out.insert(
             d.number,
             t.ballots
                 .into_iter()
-                .filter(|b| b.valid)
+                .filter(|b| b.accepted || b.secret)
                 .map(|b| b.voter)
                 .collect(),
         );

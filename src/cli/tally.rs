@@ -63,18 +63,19 @@ pub fn vote_tid(cfg: &Config, day: u32) -> Result<u64, CliError> {
     })
 }
 
-/// Whether the day is accelerated (加速): the activity module's ruling from the 进程帖
-/// requests and the director's `accelerate`/`delay` events. If it cannot rule (the day's
-/// times are missing), the director's events alone decide, and a note says so.
+/// Since when the day is accelerated (加速), if it is: the activity module's ruling from the
+/// 进程帖 requests (the request that reached the threshold) and the director's
+/// `accelerate`/`delay` events (`at`, default 开门). If it cannot rule (the day's times are
+/// missing), the director's events alone decide, and a note says so.
 pub fn acceleration(
     cfg: &Config,
     rules: &RuleSet,
     day: u32,
     process_posts: &[Post],
-) -> (bool, Option<String>) {
+) -> (Option<Timestamp>, Option<String>) {
     let roster = Roster::from_config(cfg);
     match crate::activity::acceleration(cfg, &rules.activity, &roster, day, process_posts) {
-        Ok(d) => (d.accelerated, None),
+        Ok(d) => (d.since, None),
         Err(e) => (
             director_accelerated(cfg, day),
             Some(format!(
@@ -84,18 +85,25 @@ pub fn acceleration(
     }
 }
 
-/// The director's last `accelerate`/`delay` event for the day (a 延时 ends the 加速
-/// state: 「延迟成功时，不再视为“执行加速”状态」).
-pub fn director_accelerated(cfg: &Config, day: u32) -> bool {
+/// The director's last `accelerate`/`delay` event for the day: since when it is
+/// accelerated (a 延时 ends the 加速 state: 「延迟成功时，不再视为“执行加速”状态」).
+pub fn director_accelerated(cfg: &Config, day: u32) -> Option<Timestamp> {
+    let opens = cfg
+        .day(day)
+        .and_then(|d| d.opens)
+        .map(|t| cfg.ts(t))
+        .unwrap_or(Timestamp::MIN);
     cfg.events
         .iter()
         .filter_map(|e| match e {
-            Event::Accelerate { day: d } if *d == day => Some(true),
-            Event::Delay { day: d } if *d == day => Some(false),
+            Event::Accelerate { day: d, at } if *d == day => {
+                Some(Some(at.map(|t| cfg.ts(t)).unwrap_or(opens)))
+            }
+            Event::Delay { day: d, .. } if *d == day => Some(None),
             _ => None,
         })
         .next_back()
-        .unwrap_or(false)
+        .flatten()
 }
 
 /// The tally of `day` as of `as_of`, from the given vote-thread posts.
@@ -105,7 +113,7 @@ pub fn tally_day(
     day: u32,
     posts: &[Post],
     as_of: Timestamp,
-    accelerated: bool,
+    accelerated_since: Option<Timestamp>,
 ) -> Result<Tally, CliError> {
     let d = cfg.day(day).ok_or_else(|| {
         CliError::Input(format!(
@@ -122,8 +130,9 @@ pub fn tally_day(
         roster: &roster,
         posts,
         closes: d.closes.map(|c| cfg.ts(c)),
+        vote_closes: d.vote_closes.map(|c| cfg.ts(c)),
         as_of: Some(as_of),
-        accelerated,
+        accelerated_since,
     }))
 }
 

@@ -85,6 +85,7 @@ pub fn add_to_config(cfg: &mut Config, f: &Found) -> bool {
             process: None,
             opens: Some(opens),
             closes: None,
+            vote_closes: None,
         });
         cfg.days.sort_by_key(|d| d.number);
     }

@@ -88,7 +88,12 @@ fn day_bounds(cfg: &Config, number: u32) -> (Timestamp, Timestamp) {
             .map(|t| cfg.ts(t))
             .unwrap_or(i64::MIN)
     });
-    let closes = d.closes.map(|t| cfg.ts(t)).unwrap_or(i64::MAX);
+    // Ballots are taken until `vote_closes` (排球少年); the day is polled until then.
+    let closes = d
+        .vote_closes
+        .or(d.closes)
+        .map(|t| cfg.ts(t))
+        .unwrap_or(i64::MAX);
     (opens, closes)
 }
 
@@ -138,7 +143,8 @@ pub fn day_threads(cfg: &Config, day: u32) -> Vec<u64> {
 /// Seconds until the next poll: tighter in the last hour before a 关门.
 pub fn poll_interval(cfg: &Config, now: Timestamp) -> i64 {
     let final_hour = cfg.days.iter().any(|d| {
-        d.closes
+        d.vote_closes
+            .or(d.closes)
             .map(|c| cfg.ts(c))
             .is_some_and(|c| now < c && c - now <= 3600)
     });
@@ -156,7 +162,11 @@ pub fn reports_due(cfg: &Config, now: Timestamp, written: &BTreeSet<u32>) -> Vec
         .days
         .iter()
         .filter(|d| !written.contains(&d.number))
-        .filter(|d| d.closes.is_some_and(|c| now >= cfg.ts(c) + grace))
+        .filter(|d| {
+            d.vote_closes
+                .or(d.closes)
+                .is_some_and(|c| now >= cfg.ts(c) + grace)
+        })
         .map(|d| d.number)
         .collect();
     v.sort();
@@ -169,7 +179,7 @@ pub fn next_wake(cfg: &Config, now: Timestamp, written: &BTreeSet<u32>) -> Times
     let grace = cfg.daemon.grace_secs as i64;
     let mut wake = now + poll_interval(cfg, now).max(1);
     for d in &cfg.days {
-        let Some(c) = d.closes.map(|c| cfg.ts(c)) else {
+        let Some(c) = d.vote_closes.or(d.closes).map(|c| cfg.ts(c)) else {
             continue;
         };
         for t in [c - 3600, c, c + grace] {

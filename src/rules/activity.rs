@@ -87,6 +87,22 @@ pub struct ActivityRules {
     pub opens_at: String,
     #[serde(default = "default_closes")]
     pub closes_at: String,
+    /// When ballots stop (`HH:MM`), where voting outlasts the discussion (排球少年: 「20：30关门
+    /// 投票 21：00投票结束」): the proposed schedule's `vote_closes`.
+    #[serde(default)]
+    pub vote_closes_at: Option<String>,
+    /// 「讨论结束时，未回复投票帖者将被判罚黄牌」 (空洞骑士): 未投票 means no reply in the 投票帖
+    /// by the end of voting, not "no ballot that counts".
+    #[serde(default)]
+    pub no_vote_means_no_reply: bool,
+    /// Players in this status are not judged for 潜水/未投票 (灵族杀 挂机: 「不能继续参与讨论、
+    /// 投票」); a red-carded player enters it (`red_card_status`).
+    #[serde(default)]
+    pub exempt_statuses: Vec<String>,
+    /// A red card puts the player in this status rather than out (灵族杀: 「被红牌罚下的角色
+    /// 自动进入挂机状态」).
+    #[serde(default)]
+    pub red_card_status: Option<String>,
     /// The rule post's words on day length.
     #[serde(default)]
     pub day_clause: String,
@@ -205,6 +221,14 @@ impl ActivityRules {
         if parse_hm(&self.opens_at).is_none() {
             err("opens_at", format!("`{}` is not HH:MM", self.opens_at));
         }
+        if let Some(v) = &self.vote_closes_at
+            && parse_hm(v).is_none_or(|t| parse_hm(&self.closes_at).is_some_and(|c| t < c))
+        {
+            err(
+                "vote_closes_at",
+                format!("`{v}` is not HH:MM at or after closes_at"),
+            );
+        }
         if parse_hm(&self.closes_at).is_none() {
             err("closes_at", format!("`{}` is not HH:MM", self.closes_at));
         }
@@ -279,6 +303,9 @@ impl ActivityRules {
     }
     pub fn closes_time(&self) -> NaiveTime {
         parse_hm(&self.closes_at).unwrap_or(NaiveTime::from_hms_opt(21, 0, 0).unwrap())
+    }
+    pub fn vote_closes_time(&self) -> Option<NaiveTime> {
+        self.vote_closes_at.as_deref().and_then(parse_hm)
     }
 }
 

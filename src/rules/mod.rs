@@ -4,6 +4,7 @@
 //! Every verdict bansha returns names the clause (quoted from the rule post) it applied.
 
 pub mod activity;
+pub mod clauses;
 pub mod vote;
 
 use std::path::{Path, PathBuf};

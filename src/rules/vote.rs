@@ -178,9 +178,25 @@ pub enum WeightRule {
         clause: String,
     },
     /// Players with these roles each count `add` more when they all vote the same target.
+    /// A voter holding one of `off_statuses` on the day has lost the skill (遗忘, 业炎).
     Pair {
         roles: Vec<String>,
         add: f64,
+        #[serde(default)]
+        off_statuses: Vec<String>,
+        /// The sentence that switches the skill off (cited when it does).
+        #[serde(default)]
+        off_clause: String,
+        clause: String,
+    },
+    /// A voter counts `add` more per `status` held on the day (stackable: one `status`
+    /// event each). `secret`: the post keeps it secret (导演暗记), so no public output may
+    /// print a figure it changes.
+    StatusAdd {
+        status: String,
+        add: f64,
+        #[serde(default)]
+        secret: bool,
         clause: String,
     },
     /// A player with `role` counts `add` more per time a player holding `status` went out.
@@ -209,6 +225,7 @@ impl WeightRule {
             | WeightRule::Pair { clause, .. }
             | WeightRule::PerOut { clause, .. }
             | WeightRule::StatusZero { clause, .. }
+            | WeightRule::StatusAdd { clause, .. }
             | WeightRule::StatusReceived { clause, .. } => clause,
         }
     }
@@ -218,9 +235,17 @@ impl WeightRule {
             | WeightRule::Group { add, .. }
             | WeightRule::Pair { add, .. }
             | WeightRule::PerOut { add, .. }
+            | WeightRule::StatusAdd { add, .. }
             | WeightRule::StatusReceived { add, .. } => Some(*add),
             _ => None,
         }
+    }
+    /// A weight the rule post keeps from the public (皇权 declared to the director, 导演暗记).
+    pub fn is_secret(&self) -> bool {
+        matches!(
+            self,
+            WeightRule::Declared { .. } | WeightRule::StatusAdd { secret: true, .. }
+        )
     }
 }
 
@@ -247,6 +272,11 @@ pub const CLAUSE_IDS: &[&str] = &[
     "survive",
     "secrecy",
     "last-day",
+    "red-card-after-vote",
+    "unannounced-deaths",
+    "undefined-status",
+    "vote-cancelled",
+    "secret-status",
 ];
 
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -290,6 +320,29 @@ pub struct VoteRules {
     /// A top holding one of these statuses is not voted out (霸道, 不死 → 平安日).
     #[serde(default)]
     pub survive_statuses: Vec<String>,
+    /// A red card recorded at 关门 is settled after the vote: the carded player's ballot and
+    /// the votes for them still count (「白天结束时红牌罚下的出局结算在投票结算之后执行」).
+    #[serde(default)]
+    pub red_card_after_vote: bool,
+    /// A red-carded player is not out but enters this status (灵族杀: 「被红牌罚下的角色自动进入
+    /// 挂机状态」): from the card on, they cannot vote and can still be voted for.
+    #[serde(default)]
+    pub red_card_status: Option<String>,
+    /// Days whose vote comes before the previous night's deaths are announced (灵族杀 day 1:
+    /// 「不公示死讯，进行警长竞选与讨论」): `night` outs do not bar voting or being voted for.
+    #[serde(default)]
+    pub unannounced_night_deaths_days: Vec<u32>,
+    /// Statuses whose vote effect the post names but never defines (空洞骑士 [自由][独裁][秩序]):
+    /// the tally counts the ballot as plain and tells the director it could not apply them.
+    #[serde(default)]
+    pub undefined_statuses: Vec<String>,
+    /// A status on any player that cancels the day's vote (骑士<决斗> on a 狼人阵营 target).
+    #[serde(default)]
+    pub cancel_statuses: Vec<String>,
+    /// Statuses whose effect the director does not announce (排球少年 <镇压>): no public output
+    /// may show them, nor print a figure they change.
+    #[serde(default)]
+    pub secret_statuses: Vec<String>,
     /// The game's last day, whose vote must succeed (majority games).
     #[serde(default)]
     pub last_day: Option<u32>,
@@ -331,6 +384,13 @@ impl VoteRules {
     /// sure the ones a file's settings need are there).
     pub fn clause(&self, id: &str) -> &str {
         self.clauses.get(id).map(String::as_str).unwrap_or("")
+    }
+
+    /// The public 公示 may print no vote count: a secret weight or a secret status would
+    /// change it, and a reader who knows the rest could subtract (decided by the rule set,
+    /// never by the day's data, so the absence of a figure reveals nothing either).
+    pub fn counts_are_secret(&self) -> bool {
+        self.weights.iter().any(WeightRule::is_secret) || !self.secret_statuses.is_empty()
     }
 
     /// Clause ids this section's settings make the tally cite.
@@ -384,6 +444,24 @@ impl VoteRules {
         }
         if self.last_day.is_some() {
             v.push("last-day");
+        }
+        if self.red_card_after_vote {
+            v.push("red-card-after-vote");
+        }
+        if !self.unannounced_night_deaths_days.is_empty() {
+            v.push("unannounced-deaths");
+        }
+        if !self.undefined_statuses.is_empty() {
+            v.push("undefined-status");
+        }
+        if !self.cancel_statuses.is_empty() {
+            v.push("vote-cancelled");
+        }
+        if !self.secret_statuses.is_empty() {
+            v.push("secret-status");
+        }
+        if self.red_card_status.is_some() {
+            v.push("voter-barred");
         }
         v
     }

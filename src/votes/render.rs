@@ -2,10 +2,11 @@
 
 use std::fmt::Write;
 
+use super::public::{Public, public};
 use super::tally::Tally;
 use crate::report::bbcode_escape as esc;
 
-fn floor_label(floor: Option<u32>, proxy: bool) -> String {
+pub(super) fn floor_label(floor: Option<u32>, proxy: bool) -> String {
     match (floor, proxy) {
         (_, true) => "代投".into(),
         (Some(f), _) => format!("{f}#"),
@@ -13,7 +14,7 @@ fn floor_label(floor: Option<u32>, proxy: bool) -> String {
     }
 }
 
-fn target_label(t: &Option<String>, written: &Option<String>) -> String {
+pub(super) fn target_label(t: &Option<String>, written: &Option<String>) -> String {
     match (t, written) {
         (Some(t), _) => t.clone(),
         (None, None) => "弃权".into(),
@@ -50,13 +51,21 @@ pub fn text(t: &Tally, game: &str) -> String {
     let _ = writeln!(s, "{game} — 第{}天 投票（{}）", t.day, mode_zh(t.mode));
     let _ = writeln!(
         s,
-        "统计截至 {}{}{}",
+        "统计截至 {}{}{}{}",
         t.as_of,
         t.closes
             .as_ref()
             .map(|c| format!("，关门 {c}"))
             .unwrap_or_default(),
-        if t.accelerated { "，已加速" } else { "" }
+        t.vote_closes
+            .as_ref()
+            .map(|c| format!("，投票截止 {c}"))
+            .unwrap_or_default(),
+        match &t.accelerated_since {
+            Some(s) if t.accelerated => format!("，自 {s} 起执行加速"),
+            _ if t.accelerated => "，已加速".into(),
+            _ => String::new(),
+        }
     );
     let _ = writeln!(s);
     let _ = writeln!(
@@ -187,106 +196,97 @@ pub fn text(t: &Tally, game: &str) -> String {
     s
 }
 
-fn tops(t: &Tally) -> Vec<&str> {
-    let top = t.totals.first().map(|x| x.votes).unwrap_or_default();
-    if top.0 <= 0 {
-        return vec![];
-    }
-    t.totals
-        .iter()
-        .filter(|x| x.votes == top)
-        .map(|x| x.target.as_str())
-        .collect()
-}
-
 /// The result line in Chinese, names escaped.
-fn result_line(t: &Tally) -> String {
-    let o = &t.outcome;
-    let p = o.player.as_deref().map(esc).unwrap_or_default();
-    let tied = if o.tied.is_empty() {
+fn result_line(p: &Public, tops: &[String]) -> String {
+    let who = p.player.as_deref().map(esc).unwrap_or_default();
+    let tied = if p.tied.is_empty() {
         String::new()
     } else {
         format!(
             "平票（{}），",
-            o.tied.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
+            p.tied.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
         )
     };
-    match (t.mode, o.kind) {
-        ("election", "elected") => format!("{tied}当选警长：{p}"),
-        ("election", _) if !o.tied.is_empty() => format!("{tied}本局无警长"),
+    match (p.mode, p.outcome_kind) {
+        ("election", "elected") => format!("{tied}当选警长：{who}"),
+        ("election", _) if !p.tied.is_empty() => format!("{tied}本局无警长"),
         ("election", _) => "无人当选警长".into(),
-        ("majority", "eliminated") => format!("公决成功：{p}"),
+        ("majority", "eliminated") => format!("公决成功：{who}"),
         ("majority", _) => "公决失败".into(),
-        (_, "eliminated") => format!("{tied}投票出局：{p}"),
-        _ if !o.tied.is_empty() => format!("{tied}无人出局"),
-        _ => match tops(t).first() {
+        (_, "eliminated") => format!("{tied}投票出局：{who}"),
+        _ if !p.tied.is_empty() => format!("{tied}无人出局"),
+        _ => match tops.first() {
             Some(top) => format!("最高票：{}，平安日，无人出局", esc(top)),
             None => "无人出局".into(),
         },
     }
 }
 
-/// The public 公示, ready to paste: respects the game's secrecy; every player-written
-/// string is escaped.
+/// The public 公示, ready to paste: only what [`public`] lets through; every
+/// player-written string is escaped.
 pub fn bbcode(t: &Tally, game: &str) -> String {
+    let p = public(t);
     let mut s = String::new();
-    let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), t.day);
-    let _ = writeln!(s, "统计截至 {}", t.as_of);
-    if t.secrecy != "open" && !t.secrecy_clause.is_empty() {
-        let _ = writeln!(s, "[size=2]{}[/size]", esc(&t.secrecy_clause));
+    let _ = writeln!(s, "[b]{} 第{}天 投票结果[/b]", esc(game), p.day);
+    let _ = writeln!(s, "统计截至 {}", p.as_of);
+    if let Some(c) = &p.secrecy_clause {
+        let _ = writeln!(s, "[size=2]{}[/size]", esc(c));
     }
     let _ = writeln!(s);
-    if t.secrecy != "anonymous" {
-        let _ = writeln!(s, "[b]投票[/b]");
-        let _ = writeln!(s, "[list]");
-        for b in t.ballots.iter().filter(|b| !b.by_director) {
-            let line = format!(
-                "{} → {}",
-                esc(&b.voter),
-                esc(&target_label(&b.target, &b.written_target))
-            );
-            let link = match &b.url {
-                Some(u) => format!("[url={u}]{}[/url]", floor_label(b.floor, b.proxy)),
-                None => floor_label(b.floor, b.proxy),
-            };
-            let weight = if t.secrecy == "open" && b.valid && b.weight.0 != 10 {
-                format!("（{}票）", b.weight)
-            } else {
-                String::new()
-            };
-            if b.valid {
-                let _ = writeln!(s, "[*]{link} {line}{weight}");
-            } else {
-                let _ = writeln!(
-                    s,
-                    "[*][s]{link} {line}[/s] 无效：{}",
-                    esc(b.reason.as_deref().unwrap_or(""))
-                );
+    match &p.ballots {
+        Some(list) => {
+            let _ = writeln!(s, "[b]投票[/b]");
+            let _ = writeln!(s, "[list]");
+            for b in list {
+                let line = format!("{} → {}", esc(&b.voter), esc(&b.target));
+                let link = match &b.url {
+                    Some(u) => format!("[url={u}]{}[/url]", b.floor),
+                    None => b.floor.clone(),
+                };
+                let weight = b.weight.map(|w| format!("（{w}票）")).unwrap_or_default();
+                match &b.void_reason {
+                    None => {
+                        let _ = writeln!(s, "[*]{link} {line}{weight}");
+                    }
+                    Some(r) => {
+                        let _ = writeln!(s, "[*][s]{link} {line}[/s] 无效：{}", esc(r));
+                    }
+                }
             }
+            let _ = writeln!(s, "[/list]");
+            let _ = writeln!(s);
         }
-        let _ = writeln!(s, "[/list]");
-        let _ = writeln!(s);
-    } else {
-        let n = t.ballots.iter().filter(|b| b.valid).count();
-        let _ = writeln!(s, "有效票 {n} 张（匿名投票，不公示投票人）");
-        let _ = writeln!(s);
+        None => {
+            match p.valid_count {
+                Some(n) => {
+                    let _ = writeln!(s, "有效票 {n} 张（匿名投票，不公示投票人）");
+                }
+                None => {
+                    let _ = writeln!(s, "匿名投票，不公示投票人与票数");
+                }
+            }
+            let _ = writeln!(s);
+        }
     }
-    if t.secrecy != "top-only" {
+    if let Some(totals) = &p.totals {
         let _ = writeln!(s, "[b]票数[/b]");
-        for x in &t.totals {
-            let _ = writeln!(s, "{}：{}", esc(&x.target), x.votes);
+        for (target, votes) in totals {
+            let _ = writeln!(s, "{}：{}", esc(target), votes);
         }
         let _ = writeln!(s);
-    } else {
-        let tp = tops(t);
-        if !tp.is_empty() {
-            let _ = writeln!(
-                s,
-                "最高票：{}",
-                tp.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
-            );
-        }
+    } else if !p.tops.is_empty() {
+        let _ = writeln!(
+            s,
+            "最高票：{}",
+            p.tops.iter().map(|x| esc(x)).collect::<Vec<_>>().join("、")
+        );
     }
-    let _ = writeln!(s, "[b]{}[/b]", result_line(t));
+    // 平安日 names the highest only where the public may see counts or the top.
+    let tops = if p.totals.is_some() || !p.tops.is_empty() {
+        super::public::tops(t)
+    } else {
+        Vec::new()
+    };
+    let _ = writeln!(s, "[b]{}[/b]", result_line(&p, &tops));
     s
 }
