@@ -324,7 +324,9 @@ impl Store {
     /// so a step another process applied meanwhile is skipped, never applied twice.
     fn migrate(&mut self) -> Result<(), StoreError> {
         let supported = schema::current_version();
-        loop {
+        // Each pass applies one step or finds the work done: more passes than steps means
+        // the version does not move (an error, never a spin).
+        for _ in 0..=schema::MIGRATIONS.len() {
             // Fast path: an up-to-date database needs no write lock at all.
             let found = self.schema_version()?;
             if found < 0 {
@@ -369,6 +371,10 @@ impl Store {
                 .map_err(|e| merr(version, e))?;
             tx.commit().map_err(|e| merr(version, e))?;
         }
+        Err(StoreError::Invalid {
+            db: self.db.clone(),
+            what: format!("the schema version does not reach {supported}"),
+        })
     }
 
     /// The schema version of the open database.
