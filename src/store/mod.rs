@@ -271,6 +271,27 @@ struct LatestRevision {
     any_readable: bool,
 }
 
+/// Switch the file to WAL. The switch needs the file to itself, and SQLite answers BUSY at
+/// once (without the busy handler) while another process opens the same fresh file, so
+/// it is retried for as long as the busy timeout; a file already in WAL answers at once.
+fn wal_mode(conn: &Connection) -> Result<String, rusqlite::Error> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// How long a connection waits for another's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl Store {
     /// Open (creating if needed) the database file, apply migrations, turn on WAL.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
@@ -297,12 +318,9 @@ impl Store {
             db: db.clone(),
             source,
         };
-        conn.busy_timeout(Duration::from_secs(10))
-            .map_err(open_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         if wal {
-            let mode: String = conn
-                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-                .map_err(open_err)?;
+            let mode = wal_mode(&conn).map_err(open_err)?;
             if !mode.eq_ignore_ascii_case("wal") {
                 tracing::warn!("{db}: journal mode is {mode}, not WAL");
             }
