@@ -799,6 +799,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
     }
 
     let mut players = Vec::new();
+    let mut any_afk = false;
     for name in g.players() {
         let presence = g.presence(name, &w);
         let zombie = zombies.remove(name).unwrap_or_default();
@@ -836,6 +837,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
             });
         if let Some(why) = afk {
             judged = false;
+            any_afk = true;
             note = Some(format!(
                 "{why}：不能继续参与讨论、投票，不判发言不足/未投票（发言照常计数）"
             ));
@@ -973,6 +975,20 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
             "（投票帖不计）"
         }
     )];
+    if any_afk {
+        notes.push(format!(
+            "挂机的玩家不判发言不足/未投票：「{}」",
+            g.rules.exempt_clause
+        ));
+    }
+    if let Some(v) = g.cfg.vote_closes(day).filter(|v| *v > w.closes) {
+        notes.push(format!(
+            "发言统计到关门 {}，投票统计到投票截止 {}：「{}」",
+            g.cfg.fmt_time(w.closes),
+            g.cfg.fmt_time(v),
+            g.rules.day_clause
+        ));
+    }
     if accel.accelerated {
         notes.push(format!(
             "本日{}执行加速，发言不足与未投票不判罚：{}",

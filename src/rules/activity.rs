@@ -103,6 +103,9 @@ pub struct ActivityRules {
     /// 自动进入挂机状态」).
     #[serde(default)]
     pub red_card_status: Option<String>,
+    /// The sentence that exempts those players (cited in the report).
+    #[serde(default)]
+    pub exempt_clause: String,
     /// The rule post's words on day length.
     #[serde(default)]
     pub day_clause: String,

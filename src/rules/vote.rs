@@ -277,6 +277,7 @@ pub const CLAUSE_IDS: &[&str] = &[
     "undefined-status",
     "vote-cancelled",
     "secret-status",
+    "punctuation",
 ];
 
 #[derive(Debug, Clone, Deserialize, Default)]

@@ -122,7 +122,14 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
                 format!("投票人 {voter} 第{day}天带有【{s}】，不能投票"),
                 "voter-barred",
             );
-            b.secret = rules.secret_statuses.contains(s);
+            if rules.secret_statuses.contains(s) {
+                b.secret = true;
+                notes.push(format!(
+                    "{} {voter} 的投票因【{s}】无效；公示照常列出该票，不标无效、不印票数 「{}」",
+                    where_(e.floor),
+                    rules.clause("secret-status")
+                ));
+            }
             continue;
         }
         if e.proxy
@@ -167,6 +174,21 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
             Some(w) => names.resolve(w),
         };
         let target = match target {
+            Ok(Some(t)) if e.written.as_deref() != Some(t.as_str()) => {
+                // Read up to the width of punctuation, or without the mark that ends a
+                // one-line target: the verdict names the sentence that allows it.
+                let cl = rules.clause("punctuation");
+                let why = if cl.is_empty() {
+                    "bansha 采用：标点符号不区分全半角，投票对象后的标点不属于名字".to_string()
+                } else {
+                    format!("「{cl}」")
+                };
+                b.weight_notes.push(format!(
+                    "投票对象『{}』读作 {t} {why}",
+                    e.written.as_deref().unwrap_or_default()
+                ));
+                Some(t)
+            }
             Ok(t) => t,
             Err(why) => {
                 let id = if e.written.as_deref() == Some("") {
