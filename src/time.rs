@@ -162,8 +162,7 @@ mod tests {
         assert_eq!(parse_clock_start(" @1772586000 ", tz), Some(1772586000));
         assert_eq!(parse_clock_start("@soon", tz), None);
         assert_eq!(parse_clock_start("tomorrow", tz), None);
-        // An offset clock starts where it is told (give or take the second that passes).
-        let c = OffsetClock::starting_at(1772586000);
-        assert!((1772586000..1772586000 + 5).contains(&c.now()));
+        // OffsetClock itself runs on the real clock: the daemon tests that start the binary
+        // with BANSHA_CLOCK_START exercise it (no unit test reads the wall clock).
     }
 }
