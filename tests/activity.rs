@@ -12,6 +12,8 @@ use bansha::roster::Roster;
 use bansha::rules::RuleSet;
 use serde::Deserialize;
 
+use crate::common::quote;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Scenario {
@@ -28,9 +30,22 @@ struct Scenario {
     days: Vec<toml::Value>,
     #[serde(default)]
     event: Vec<toml::Value>,
-    /// Day number (as a string key) → players with a valid ballot.
+    /// Day number (as a string key) → the players whose ballot the tally must count. Who
+    /// voted always comes from the tally of the scenario's 投票帖 posts (as in `bansha
+    /// activity`); this only checks that answer.
     #[serde(default)]
     voted: BTreeMap<String, Vec<String>>,
+    /// `false`: the case shows `rule` NOT applying (a boundary's other side), so no verdict
+    /// may cite it. Default true: a verdict must cite it.
+    #[serde(default = "yes")]
+    applied: bool,
+    /// Clauses (quotations) the scenario shows NOT applying: no violation may cite them.
+    #[serde(default)]
+    not_applied: Vec<String>,
+    /// Further sentences of the rule post the case rests on that no verdict cites (the
+    /// 电梯's layout, the day's length, 不投票不吃牌): checked to be quotations only.
+    #[serde(default)]
+    context: Vec<String>,
     #[serde(default)]
     post: Vec<ScPost>,
     /// Settings changed from the rule file's, to exercise them.
@@ -107,6 +122,10 @@ struct ExpPlayer {
     note_contains: Option<String>,
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn scenario_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/activity")
 }
@@ -178,14 +197,56 @@ fn build_posts(sc: &Scenario, cfg: &Config, file: &Path) -> HashMap<u64, Vec<Pos
     by_tid
 }
 
+/// The tally's rejected ballots of day `d` (voter, floor, reason), for failure messages.
+fn rejections(
+    cfg: &Config,
+    rs: &RuleSet,
+    roster: &Roster,
+    posts: &HashMap<u64, Vec<Post>>,
+    d: u32,
+) -> Vec<String> {
+    let Some(day) = cfg.days.iter().find(|x| x.number == d) else {
+        return Vec::new();
+    };
+    let Ok(w) = activity::day_window(cfg, &rs.activity, d) else {
+        return Vec::new();
+    };
+    let vp = day
+        .vote
+        .and_then(|t| posts.get(&t))
+        .cloned()
+        .unwrap_or_default();
+    let t = bansha::votes::tally(&bansha::votes::TallyInput {
+        day: d,
+        rules: &rs.vote,
+        readings: &rs.meta.readings,
+        config: cfg,
+        roster,
+        posts: &vp,
+        closes: Some(w.closes),
+        vote_closes: cfg.vote_closes(d),
+        as_of: None,
+        accelerated_since: None,
+    });
+    t.ballots
+        .iter()
+        .filter(|b| !b.valid)
+        .map(|b| {
+            format!(
+                "{} {:?}: {}",
+                b.voter,
+                b.floor,
+                b.reason.as_deref().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
 fn run(file: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
     // `[[day]]` in the file would clash with the scenario's `day = N`; the file writes
     // `[[day_]]` for the config's days.
     let sc: Scenario = toml::from_str(&text).map_err(|e| format!("parse: {e}"))?;
-    if sc.rule.trim().is_empty() {
-        return Err("`rule` must quote the sentence checked".into());
-    }
     let rs = RuleSet::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{}.toml", sc.rules)),
     )
@@ -197,19 +258,30 @@ fn run(file: &Path) -> Result<(), String> {
     if let Some(v) = sc.settings.partial_day {
         rs.activity.partial_day = v;
     }
+    quote::check_quotation(&sc.rule, &quote::post_text(&rs.meta.source))?;
     let cfg = build_config(&sc, file);
     let roster = Roster::from_config(&cfg);
     let posts = build_posts(&sc, &cfg, file);
-    let voted: BTreeMap<u32, BTreeSet<String>> = sc
-        .voted
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.parse().expect("voted keys are day numbers"),
-                v.iter().cloned().collect(),
-            )
-        })
-        .collect();
+    // Who voted: the tally of the day's 投票帖, exactly as `bansha activity` computes it.
+    let voted: BTreeMap<u32, BTreeSet<String>> =
+        bansha::cli::voted_by_tally(&cfg, &rs, &roster, &posts, sc.day);
+    let mut errs = Vec::new();
+    for (k, v) in &sc.voted {
+        let d: u32 = k
+            .parse()
+            .map_err(|_| format!("voted: `{k}` is no day number"))?;
+        let want: BTreeSet<String> = v.iter().cloned().collect();
+        // Earlier days too (the report judges only `day`'s 未投票).
+        let got = bansha::cli::voted_by_tally(&cfg, &rs, &roster, &posts, d)
+            .remove(&d)
+            .unwrap_or_default();
+        if got != want {
+            errs.push(format!(
+                "voted on day {d}: want {want:?}, the tally gives {got:?}; its rejections: {:?}",
+                rejections(&cfg, &rs, &roster, &posts, d)
+            ));
+        }
+    }
     let g = Game {
         cfg: &cfg,
         rules: &rs.activity,
@@ -218,7 +290,51 @@ fn run(file: &Path) -> Result<(), String> {
         voted: &voted,
     };
     let r = activity::report(&g, sc.day).map_err(|e| e.to_string())?;
-    let mut errs = Vec::new();
+    // The sentence quoted is one the report cites: a violation's clause, the 加速 decision's,
+    // a note (the report's or a player's).
+    let mut cited: Vec<String> = r
+        .players
+        .iter()
+        .flat_map(|p| p.violations.iter().map(|v| v.clause.clone()))
+        .collect();
+    cited.push(r.accel.clause.clone());
+    cited.push(r.accel.explanation.clone());
+    // The decision has one `clause`; a 延时 that cancels the acceleration applies the
+    // delay clause, an acceleration applies the exemption.
+    if let Some(a) = &rs.activity.acceleration {
+        if r.accel.delayed {
+            cited.push(a.delay_clause.clone());
+        }
+        if r.accel.accelerated {
+            cited.push(a.exempt_clause.clone());
+        }
+    }
+    cited.extend(r.notes.iter().cloned());
+    cited.extend(r.players.iter().filter_map(|p| p.note.clone()));
+    match (
+        sc.applied,
+        quote::check_cited(&sc.rule, cited.iter().map(String::as_str)),
+    ) {
+        (true, Err(e)) => errs.push(e),
+        (false, Ok(())) => errs.push(format!(
+            "`rule` 「{}」 is cited by the report, but the case says it does not apply",
+            sc.rule
+        )),
+        _ => {}
+    }
+    for c in &sc.context {
+        if let Err(e) = quote::check_quotation(c, &quote::post_text(&rs.meta.source)) {
+            errs.push(format!("context: {e}"));
+        }
+    }
+    for na in &sc.not_applied {
+        if let Err(e) = quote::check_quotation(na, &quote::post_text(&rs.meta.source)) {
+            errs.push(format!("not_applied: {e}"));
+        }
+        if quote::check_cited(na, cited.iter().map(String::as_str)).is_ok() {
+            errs.push(format!("not_applied 「{na}」 is cited by the report"));
+        }
+    }
     let ex = &sc.expect;
     let mut chk = |what: &str, want: Option<String>, got: String| {
         if let Some(w) = want

@@ -23,3 +23,112 @@ pub fn bansha(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A scenario's `rule` quotation, checked two ways (issue 16): it is a quotation of the rule
+/// post, or a reading labelled as such; and it is the clause a verdict of the scenario
+/// cites. Quotation is judged as `shared/tools/check-clauses` does: the sentence is cut at
+/// the marks a quotation uses for omissions and joins, and every piece of six or more
+/// characters must occur in the post (whitespace, 【】 and quote styles ignored).
+pub mod quote {
+    use std::path::Path;
+
+    const READING: [&str; 7] = [
+        "解读",
+        "按字面",
+        "采用",
+        "bansha",
+        "本工具",
+        "【解读】",
+        "[解读]",
+    ];
+
+    pub fn is_reading(s: &str) -> bool {
+        let s = s.trim_start();
+        READING.iter().any(|m| s.starts_with(m))
+    }
+
+    pub fn norm(s: &str) -> String {
+        s.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '【' | '】' | '「' | '」' | '『' | '』'))
+            .map(|c| match c {
+                '“' | '”' => '"',
+                '‘' | '’' => '\'',
+                c => c,
+            })
+            .collect()
+    }
+
+    /// The pieces of six or more characters between omission and join marks.
+    pub fn pieces(s: &str) -> Vec<String> {
+        // ` / ` joins two quotations in a scenario's `rule`.
+        let s = s.replace("……", "…").replace("——", "—").replace(" / ", "…");
+        s.split(['…', '—', '（', '）', '(', ')', '；', '。', '：'])
+            .map(norm)
+            .filter(|p| p.chars().count() >= 6)
+            .collect()
+    }
+
+    /// The rule post named by a rule file's `[meta] source`, normalised.
+    pub fn post_text(source: &str) -> String {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/rules-text")
+            .join(source);
+        let t = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("{}: the rule post: {e}", p.display()));
+        norm(&t)
+    }
+
+    /// Err naming what is wrong when `rule` is neither a reading nor a quotation of
+    /// `post` (normalised), or is empty.
+    pub fn check_quotation(rule: &str, post: &str) -> Result<(), String> {
+        if rule.trim().is_empty() {
+            return Err("`rule` must quote the rule sentence checked".into());
+        }
+        if is_reading(rule) {
+            return Ok(());
+        }
+        let ps = pieces(rule);
+        if ps.is_empty() {
+            return Err(format!(
+                "`rule` 「{rule}」 has no piece of six characters to find in the rule post"
+            ));
+        }
+        match ps.iter().find(|p| !post.contains(p.as_str())) {
+            Some(p) => Err(format!(
+                "`rule` 「{rule}」 is not a quotation of the rule post (nor a reading starting 解读/采用/按字面/bansha): 「{p}」 is not in it"
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Err unless one of `cited` (the clauses the verdicts cite) shares a piece with
+    /// `rule`: the scenario's sentence is one the code actually applied.
+    pub fn check_cited<'a>(
+        rule: &str,
+        cited: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), String> {
+        let cited: Vec<&str> = cited.into_iter().filter(|c| !c.trim().is_empty()).collect();
+        // Every piece of the sentence is in a cited clause, or holds a piece of one.
+        let cited_pieces: Vec<(String, Vec<String>)> =
+            cited.iter().map(|c| (norm(c), pieces(c))).collect();
+        let uncited: Vec<String> = pieces(rule)
+            .into_iter()
+            .filter(|p| {
+                !cited_pieces.iter().any(|(nc, cp)| {
+                    nc.contains(p.as_str()) || cp.iter().any(|q| p.contains(q.as_str()))
+                })
+            })
+            .collect();
+        if uncited.is_empty() {
+            Ok(())
+        } else {
+            let mut cs: Vec<&str> = cited.clone();
+            cs.sort();
+            cs.dedup();
+            Err(format!(
+                "`rule` 「{rule}」: 「{}」 is in no clause a verdict cites; they cite: {cs:?}",
+                uncited.join("」「")
+            ))
+        }
+    }
+}

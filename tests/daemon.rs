@@ -570,10 +570,25 @@ fn stop_flag_ends_run_after_the_current_page() {
     assert_eq!(stored_pids(d.store(), &f, VOTE).len(), 3);
 }
 
-fn wait_for(what: &str, deadline: Duration, mut f: impl FnMut() -> bool) {
+fn wait_for(what: &str, deadline: Duration, f: impl FnMut() -> bool) {
+    wait_for_logged(what, deadline, None, f)
+}
+
+/// [`wait_for`], showing a child's stderr log on timeout.
+fn wait_for_logged(
+    what: &str,
+    deadline: Duration,
+    log: Option<&std::path::Path>,
+    mut f: impl FnMut() -> bool,
+) {
     let end = Instant::now() + deadline;
     while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
+        assert!(
+            Instant::now() < end,
+            "timed out waiting for {what}{}",
+            log.map(|l| format!("; the child's stderr:\n{}", log_of(l)))
+                .unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -582,10 +597,27 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_bansha")
 }
 
+/// The moment the clock of a spawned `bansha` starts (`BANSHA_CLOCK_START`): after day 1's
+/// 关门 and grace, so the tests never depend on the wall clock.
+const AFTER_CLOSE: &str = "2026-03-05 21:05";
+
+/// The `bansha` executable with its clock injected.
+fn bansha_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(bin());
+    c.env(bansha::time::CLOCK_START_ENV, AFTER_CLOSE)
+        .stdin(std::process::Stdio::null());
+    c
+}
+
+/// A child's stderr kept in a file, read back for failure messages.
+fn log_of(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| format!("({}: {e})", path.display()))
+}
+
 #[test]
 fn kill_9_during_backfill_then_restart_yields_exactly_the_forums_posts() {
-    // 600 posts = 60 pages; the clock is outside every day (the binary uses the real
-    // clock), so every configured thread is synced.
+    // 600 posts = 60 pages; the injected clock is past day 1's 关门, so every configured
+    // thread is synced.
     // PC pages only (`api_ppp = 0`): a backfill long enough to be killed in the middle.
     let g = Game::new("kill9", spec(600), "", "api_ppp = 0");
     let text = std::fs::read_to_string(&g.cfg_path)
@@ -595,21 +627,31 @@ fn kill_9_during_backfill_then_restart_yields_exactly_the_forums_posts() {
     let cfg = g.cfg();
     let f = g.forum_key();
     let db = cfg.db_path();
-    let mut child = std::process::Command::new(bin())
+    let log = g.dir.join("sync1.log");
+    let mut child = bansha_cmd()
         .args(["sync", "--config"])
         .arg(&g.cfg_path)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    // Kill it mid-backfill: once some pages are stored but not all.
-    wait_for("a partial backfill", Duration::from_secs(60), || {
-        db.exists()
-            && Store::open(&db)
-                .ok()
-                .and_then(|s| s.thread(&f, DISC).ok().flatten())
-                .is_some_and(|t| t.last_page_seen >= 5)
-    });
+    // Kill it mid-backfill: once some pages are stored but not all. A child that died
+    // first fails the test with its stderr.
+    wait_for_logged(
+        "a partial backfill",
+        Duration::from_secs(60),
+        Some(&log),
+        || {
+            if let Some(st) = child.try_wait().unwrap() {
+                panic!("sync exited early ({st:?}):\n{}", log_of(&log));
+            }
+            db.exists()
+                && Store::open(&db)
+                    .ok()
+                    .and_then(|s| s.thread(&f, DISC).ok().flatten())
+                    .is_some_and(|t| t.last_page_seen >= 5)
+        },
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let partial = stored_pids(&Store::open(&db).unwrap(), &f, DISC).len();
@@ -617,7 +659,7 @@ fn kill_9_during_backfill_then_restart_yields_exactly_the_forums_posts() {
         partial < 600,
         "the kill came too late to test anything ({partial})"
     );
-    let out = std::process::Command::new(bin())
+    let out = bansha_cmd()
         .args(["sync", "--config"])
         .arg(&g.cfg_path)
         .output()
@@ -645,31 +687,130 @@ fn kill_9_during_backfill_then_restart_yields_exactly_the_forums_posts() {
 
 #[test]
 fn sigterm_stops_run_cleanly() {
-    let g = Game::new("sigterm", spec(5), "", "poll_interval_secs = 3600");
+    sigterm_after_the_reports_at_close("sigterm");
+}
+
+/// `bansha run` on a game with a real rule file and players, its clock injected past day
+/// 1's 关门: the first pass writes every report with the real executable, successfully
+/// (no `errors.txt`) and with the tally the vote thread gives; then SIGTERM stops it with
+/// exit 0.
+fn sigterm_after_the_reports_at_close(name: &str) {
+    let mut sp = spec(5);
+    sp.threads[1].posts = vec![
+        PostSpec::new("导演", "2026-03-04 09:00", "投票开始"),
+        PostSpec::new("傻树", "2026-03-04 10:00", "投票对象：甲\n投票理由：划水"),
+        PostSpec::new(
+            "白色防御者",
+            "2026-03-04 11:00",
+            "投票对象：甲\n投票理由：跟票",
+        ),
+        PostSpec::new("乙", "2026-03-04 12:00", "投票对象：傻树\n投票理由：冲票"),
+    ];
+    let g = Game::new(name, sp, "", "poll_interval_secs = 3600");
+    let text = std::fs::read_to_string(&g.cfg_path).unwrap().replace(
+        "db = \"game.sqlite\"\n",
+        "db = \"game.sqlite\"\ndirectors = [\"导演\"]\n",
+    );
+    let players: String = ["傻树", "白色防御者", "甲", "乙"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("\n[[player]]\nname = \"{n}\"\nseat = {}\n", i + 1))
+        .collect();
+    std::fs::write(&g.cfg_path, text + &players).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
+        g.dir.join("rules.toml"),
+    )
+    .unwrap();
     let cfg = g.cfg();
     let f = g.forum_key();
     let db = cfg.db_path();
-    let mut child = std::process::Command::new(bin())
+    let log = g.dir.join("run.log");
+    let mut child = bansha_cmd()
         .args(["run", "--config"])
         .arg(&g.cfg_path)
         .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(g.dir.join("run.log")).unwrap())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    // The clock (the real one) is past day 1's 关门: the first pass writes its reports.
     let day1 = g.dir.join("reports/day-1");
-    wait_for("the first pass", Duration::from_secs(60), || {
-        day1.join("DONE").exists()
-    });
+    wait_for_logged(
+        "the first pass",
+        Duration::from_secs(120),
+        Some(&log),
+        || {
+            if let Some(st) = child.try_wait().unwrap() {
+                panic!("run exited early ({st:?}):\n{}", log_of(&log));
+            }
+            day1.join("DONE").exists()
+        },
+    );
     let store = Store::open(&db).unwrap();
-    assert_eq!(stored_pids(&store, &f, VOTE).len(), 3);
-    assert!(day1.join("posts.json").exists());
-    // The report commands ran with the real executable (their output, or their failure).
+    assert_eq!(stored_pids(&store, &f, VOTE).len(), 4);
     assert!(
-        day1.join("tally.txt").exists()
-            || std::fs::read_to_string(day1.join("errors.txt"))
-                .is_ok_and(|e| e.contains("bansha tally --day 1 --format text")),
-        "no tally report nor error"
+        !day1.join("errors.txt").exists(),
+        "{}\n{}",
+        log_of(&day1.join("errors.txt")),
+        log_of(&log)
+    );
+    for file in [
+        "posts.json",
+        "tally.txt",
+        "tally.json",
+        "tally.bbcode",
+        "activity.txt",
+        "activity.json",
+        "activity.bbcode",
+    ] {
+        assert!(
+            day1.join(file).exists(),
+            "{file} missing:\n{}",
+            log_of(&log)
+        );
+    }
+    // The tally the vote thread gives: 甲 2 (傻树, 白色防御者), 傻树 1 (乙).
+    let tally: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(day1.join("tally.json")).unwrap()).unwrap();
+    let totals: Vec<(String, f64)> = tally["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["target"].as_str().unwrap().to_string(),
+                t["votes"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        totals,
+        vec![("甲".to_string(), 2.0), ("傻树".to_string(), 1.0)],
+        "{tally}"
+    );
+    // The activity report knows who voted from that tally: 甲 posted no ballot.
+    let act: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(day1.join("activity.json")).unwrap())
+            .unwrap();
+    let voted: Vec<(String, bool)> = act["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["voted"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        voted,
+        vec![
+            ("傻树".to_string(), true),
+            ("白色防御者".to_string(), true),
+            ("甲".to_string(), false),
+            ("乙".to_string(), true),
+        ],
+        "{act}"
     );
     let st = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -681,10 +822,14 @@ fn sigterm_stops_run_cleanly() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(Instant::now() < end, "run did not stop on SIGTERM");
+        assert!(
+            Instant::now() < end,
+            "run did not stop on SIGTERM:\n{}",
+            log_of(&log)
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(status.success(), "{status:?}");
+    assert!(status.success(), "{status:?}:\n{}", log_of(&log));
 }
 
 #[test]
@@ -695,7 +840,7 @@ fn sync_reports_a_bad_cookie_file_with_exit_2() {
         "# Netscape\n127.0.0.1\tFALSE\t/\tFALSE\t0\tB7Y9_2132_auth\tSECRETVALUE\n",
     )
     .unwrap();
-    let out = std::process::Command::new(bin())
+    let out = bansha_cmd()
         .args(["sync", "--config"])
         .arg(&g.cfg_path)
         .output()
@@ -819,7 +964,7 @@ fn sync_logs_in_with_credentials_from_the_named_environment_variables() {
         "username_env = \"BANSHA_T_USER\"\npassword_env = \"BANSHA_T_PASS\"",
         "",
     );
-    let out = std::process::Command::new(bin())
+    let out = bansha_cmd()
         .args(["sync", "--config"])
         .arg(&g.cfg_path)
         .env("BANSHA_T_USER", "白色防御者")
@@ -837,7 +982,7 @@ fn sync_logs_in_with_credentials_from_the_named_environment_variables() {
     );
     assert!(g.forum.requests().iter().any(|r| r.uid == 103));
     // Without the variables: exit 2 naming the variable.
-    let out = std::process::Command::new(bin())
+    let out = bansha_cmd()
         .args(["sync", "--config"])
         .arg(&g.cfg_path)
         .env_remove("BANSHA_T_USER")

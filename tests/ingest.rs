@@ -135,6 +135,21 @@ fn bansha(args: &[&str]) -> Result<(), String> {
     })
 }
 
+/// Run the real `bansha` binary; its stdout (the command must succeed).
+fn bansha_out(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "bansha {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn import(cfg: &Path, files: &[&Path]) -> Result<(), String> {
     let mut a = vec![
         "import".to_string(),
@@ -210,17 +225,48 @@ fn saved_pc_pages_import_with_floors_authors_times_and_text() {
     );
     assert_eq!(log[0].fetched_at, ts(NOW));
     assert!(log[2].source.ends_with("p3.html"));
-    // `posts` runs on it, for every selector.
+    // `posts` runs on it, for every selector and format, and prints those 25 posts.
     let c = cfg.display().to_string();
-    for args in [
-        vec!["posts", "--config", &c, "--format", "json"],
-        vec!["posts", "--config", &c, "--day", "2", "--format", "text"],
-        vec![
-            "posts", "--config", &c, "--tid", "1002", "--format", "bbcode",
-        ],
-    ] {
-        bansha(&args).unwrap();
+    let base = f.base_url();
+    let json = bansha_out(&["posts", "--config", &c, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let arr = j.as_array().unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(arr.len(), 25, "{json}");
+    for (i, p) in arr.iter().enumerate() {
+        assert_eq!(p["tid"], 1002);
+        assert_eq!(p["floor"], i as u64 + 1);
+        assert_eq!(
+            p["text"].as_str().unwrap(),
+            format!("第{}楼\n投票对象：小红", i + 1)
+        );
+        assert_eq!(p["time"].as_str().unwrap(), {
+            let t = ts("2026-03-04 09:00") + 60 * i as i64;
+            bansha::time::format_local(t, TZ)
+        });
+        assert_eq!(
+            (p["edited"].as_bool(), p["missing"].as_bool()),
+            (Some(false), Some(false))
+        );
     }
+    assert_eq!(arr[1]["author"], "小红");
+    assert_eq!(arr[1]["uid"], 102);
+    let text = bansha_out(&["posts", "--config", &c, "--day", "2", "--format", "text"]);
+    assert!(text.contains("== 帖子 1002 "), "{text}");
+    assert!(text.contains("(25 posts)"), "{text}");
+    assert!(text.contains("2# 小红 2026-03-04 09:01:00 pid "), "{text}");
+    assert!(text.contains("    第25楼\n    投票对象：小红"), "{text}");
+    let bb = bansha_out(&[
+        "posts", "--config", &c, "--tid", "1002", "--format", "bbcode",
+    ]);
+    let lines: Vec<&str> = bb.lines().filter(|l| l.starts_with("[url=")).collect();
+    assert_eq!(lines.len(), 25, "{bb}");
+    let pid2 = arr[1]["pid"].as_u64().unwrap();
+    assert_eq!(
+        lines[1],
+        format!(
+            "[url={base}forum.php?mod=redirect&goto=findpost&ptid=1002&pid={pid2}]2#[/url] 小红 2026-03-04 09:01:00：第2楼 投票对象：小红"
+        )
+    );
     let e = bansha(&["posts", "--config", &c, "--day", "9"]).unwrap_err();
     assert!(e.contains("day 9"), "{e}");
     let e = bansha(&["posts", "--config", &c, "--day", "2", "--tid", "77"]).unwrap_err();
@@ -490,7 +536,75 @@ fn captured_real_api_response_imports() {
     let store = Store::open(&dir.path("game.sqlite")).unwrap();
     let tids = store.tids("bbs.saraba1st.com/2b").unwrap();
     assert_eq!(tids.len(), 1);
+    assert_eq!(tids, vec![1814693]);
     let posts = store.posts("bbs.saraba1st.com/2b", tids[0]).unwrap();
-    assert!(!posts.is_empty());
-    assert!(posts.iter().all(|p| !p.author.is_empty() && p.time > 0));
+    // The response's two posts, as the forum gave them (pid, floor = `number`, author,
+    // `authorid`, `dbdateline`), the second with its message text.
+    type Row<'a> = (u64, Option<u32>, &'a str, Option<u64>, i64);
+    let got: Vec<Row> = posts
+        .iter()
+        .map(|p| (p.pid, p.floor, p.author.as_str(), p.uid, p.time))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (42787580, Some(1), "sonic3908", Some(137121), 1551626855),
+            (42787586, Some(2), "sonic3908", Some(137121), 1551626899),
+        ]
+    );
+    assert_eq!(
+        posts[1].current().text.trim(),
+        "for手机用户：闪迪SSD PLUS 120G全新未拆，150 三星DDR3 1600，8G*2，380 单买不包邮，全部打包包邮 有意者短消息或者留言"
+    );
+    assert!(posts.iter().all(|p| p.revisions.len() == 1 && !p.missing()));
+}
+
+/// Regression (issue 16): several `bansha import` processes on one fresh database at once
+/// used to break each other's schema migration ("table threads already exists"). Each
+/// child's stderr is kept and shown if it fails.
+#[test]
+fn concurrent_imports_into_one_fresh_database_all_succeed() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/discuz/captured/s1-viewthread-1.json");
+    for round in 0..3 {
+        let dir = Dir::new(&format!("concurrent-{round}"));
+        let cfg = write_config(&dir, "https://bbs.saraba1st.com/2b/");
+        let children: Vec<std::process::Child> = (0..6)
+            .map(|_| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+                    .arg("import")
+                    .arg("--config")
+                    .arg(&cfg)
+                    .args(["--saved-at", NOW])
+                    .arg(&file)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {:?}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let store = Store::open(&dir.path("game.sqlite")).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 2);
+        let posts = store.posts("bbs.saraba1st.com/2b", 1814693).unwrap();
+        assert_eq!(posts.len(), 2);
+        // Six imports of one page: one revision each, six fetch-log entries.
+        assert!(posts.iter().all(|p| p.revisions.len() == 1));
+        assert_eq!(
+            store
+                .fetch_log("bbs.saraba1st.com/2b", 1814693)
+                .unwrap()
+                .len(),
+            6
+        );
+    }
 }

@@ -1292,9 +1292,9 @@ fn html_and_api_views_parse_to_the_same_posts_gbk_custom_floor_names() {
 #[test]
 fn html_and_api_views_agree_after_a_deletion_in_both_floor_modes() {
     let mut s = spec(vec![game_thread(23)]);
-    // No 推荐 reply here: with a deleted-floor placeholder on the same page the parser
-    // does not (yet) infer the 推荐 reply's floor from the gap (reported to the lead).
-    s.threads[0].posts[7].recommend = false;
+    // Floor 8 is also a 推荐 reply: its floor is inferred from the gap in page 1's numbers
+    // even with a deleted-floor placeholder on the page (regression, issue 16).
+    assert!(s.threads[0].posts[7].recommend);
     s.site.version = Version::X35;
     s.site.floor_names = vec!["楼主".into()];
     s.site.floor_suffix = "楼".into();
@@ -1421,4 +1421,22 @@ fn the_api_can_cap_ppp_and_be_closed_from_the_spec_or_while_running() {
     .unwrap();
     assert_eq!(ok.site.api_ppp_max, Some(30));
     assert!(ok.site.api_closed);
+}
+
+/// A 推荐 reply on a one-page thread: the page shows it only in its 推荐 slot, and when it
+/// is the last reply no gap in the numbers points at it; one page means the slot is its only
+/// appearance, so it is no duplicate (issue 16: this was left unguarded).
+#[test]
+fn a_recommended_last_reply_on_a_one_page_thread_is_its_only_appearance() {
+    let mut s = spec(vec![thread(7, 6)]);
+    s.threads[0].posts[5].recommend = true; // floor 6, the last
+    let f = TestForum::start(s).unwrap();
+    let pids = f.pids(7);
+    let p = parse(&f, "/forum.php?mod=viewthread&tid=7", &[]).unwrap();
+    assert_eq!(p.total_pages, 1);
+    let hot: Vec<_> = p.posts.iter().filter(|q| q.pid == Some(pids[5])).collect();
+    assert_eq!(hot.len(), 1, "{:?}", p.posts);
+    assert_eq!(hot[0].floor_label, "推荐");
+    assert!(!hot[0].duplicate, "its only appearance: {:?}", hot[0]);
+    assert_eq!(p.posts.iter().filter(|q| !q.duplicate).count(), 6);
 }

@@ -13,12 +13,25 @@ use bansha::rules::vote::Weight;
 use bansha::votes::{self, TallyInput};
 use serde::Deserialize;
 
+use crate::common::quote;
+
 const TID: u64 = 5000;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Scenario {
     rule: String,
+    /// `false`: the case shows `rule` NOT applying (a boundary's other side), so no verdict
+    /// may cite it. Default true: a verdict must cite it.
+    #[serde(default = "yes")]
+    applied: bool,
+    /// Clauses (quotations) the scenario shows NOT applying: no verdict may cite them.
+    #[serde(default)]
+    not_applied: Vec<String>,
+    /// Further sentences of the rule post the case rests on that no verdict cites:
+    /// checked to be quotations only.
+    #[serde(default)]
+    context: Vec<String>,
     day: u32,
     closes: String,
     #[serde(default)]
@@ -122,6 +135,10 @@ struct ExpBallot {
     reason_contains: Vec<String>,
     #[serde(default)]
     clause_contains: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn scenario_root() -> PathBuf {
@@ -242,13 +259,11 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         Err(e) => return vec![format!("{e}")],
     };
     let mut errs = Vec::new();
-    if sc.rule.trim().is_empty() {
-        errs.push(format!(
-            "{name}: `rule` must quote the rule sentence checked"
-        ));
-    }
     let rules_path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("rules/{game}.toml"));
     let rs = RuleSet::load(&rules_path).unwrap_or_else(|e| panic!("{e}"));
+    if let Err(e) = quote::check_quotation(&sc.rule, &quote::post_text(&rs.meta.source)) {
+        errs.push(format!("{name}: {e}"));
+    }
     let cfg = build_config(&sc, &rules_path);
     let roster = Roster::from_config(&cfg);
     let posts: Vec<Post> = sc.posts.iter().map(|p| to_post(&cfg, p)).collect();
@@ -272,6 +287,47 @@ fn run(game: &str, file: &Path) -> Vec<String> {
             None => sc.accelerated.then_some(i64::MIN),
         },
     });
+    // The sentence quoted is one the verdicts cite: an invalid ballot's clause, a weight's
+    // or the outcome's, a note (readings, 加速).
+    let cited = t
+        .ballots
+        .iter()
+        .filter_map(|b| b.clause.as_deref())
+        .chain(
+            t.ballots
+                .iter()
+                .flat_map(|b| b.weight_notes.iter().map(String::as_str)),
+        )
+        .chain(t.notes.iter().map(String::as_str))
+        .chain([t.outcome.clause.as_str(), t.secrecy_clause.as_str()]);
+    let cited: Vec<&str> = cited.collect();
+    match (
+        sc.applied,
+        quote::check_cited(&sc.rule, cited.iter().copied()),
+    ) {
+        (true, Err(e)) => errs.push(format!("{name}: {e}")),
+        (false, Ok(())) => errs.push(format!(
+            "{name}: `rule` 「{}」 is cited by a verdict, but the case says it does not apply",
+            sc.rule
+        )),
+        _ => {}
+    }
+    for c in &sc.context {
+        if let Err(e) = quote::check_quotation(c, &quote::post_text(&rs.meta.source)) {
+            errs.push(format!("{name}: context: {e}"));
+        }
+    }
+    for na in &sc.not_applied {
+        let post = quote::post_text(&rs.meta.source);
+        if let Err(e) = quote::check_quotation(na, &post) {
+            errs.push(format!("{name}: not_applied: {e}"));
+        }
+        if quote::check_cited(na, cited.iter().copied()).is_ok() {
+            errs.push(format!(
+                "{name}: not_applied 「{na}」 is cited by a verdict"
+            ));
+        }
+    }
     let e = &sc.expect;
     let mut check = |ok: bool, what: String| {
         if !ok {

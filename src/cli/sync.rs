@@ -7,7 +7,6 @@ use super::*;
 use crate::daemon::{Daemon, DaemonError, PassSummary, StandardReports};
 use crate::fetch::Fetcher;
 use crate::store::Store;
-use crate::time::SystemClock;
 
 pub fn run(a: &RunArgs, once: bool) -> CliResult {
     let cfg = load_config(&a.config)?;
@@ -18,10 +17,11 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         (None, Some(p)) => cfg.resolve(p),
         (None, None) => cfg.dir().join("reports"),
     };
+    let clock = crate::time::process_clock(cfg.tz).map_err(CliError::Input)?;
     let db = cfg.db_path();
     let store = Store::open(&db).map_err(CliError::runtime)?;
     // One sync/run per database; held until this function returns (or the process dies).
-    let started = cfg.fmt_time(crate::time::Clock::now(&SystemClock));
+    let started = cfg.fmt_time(clock.now());
     let _lock = super::lock::acquire(&db, if once { "sync" } else { "run" }, &started)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -29,7 +29,7 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         .map_err(CliError::runtime)?;
     let writer = StandardReports::current_exe().map_err(CliError::runtime)?;
     let exe = writer.exe.clone();
-    let mut daemon = Daemon::new(cfg, store, fetcher, Arc::new(SystemClock), reports_dir)
+    let mut daemon = Daemon::new(cfg, store, fetcher, clock, reports_dir)
         .with_progress(once)
         .with_writer(Box::new(writer));
     if !once {

@@ -6,7 +6,6 @@ use crate::config::{Config, Event};
 use crate::model::{Post, Timestamp};
 use crate::report::Format;
 use crate::rules::RuleSet;
-use crate::time::{Clock, SystemClock};
 use crate::votes::{self, Tally, TallyInput};
 
 pub fn run(a: &TallyArgs) -> CliResult {
@@ -15,7 +14,9 @@ pub fn run(a: &TallyArgs) -> CliResult {
     guard::require_players(&cfg)?;
     let as_of = match &a.at {
         Some(s) => parse_at(&cfg, s)?,
-        None => SystemClock.now(),
+        None => crate::time::process_clock(cfg.tz)
+            .map_err(CliError::Input)?
+            .now(),
     };
     let tid = vote_tid(&cfg, a.day)?;
     if let Some(opens) = cfg.day(a.day).and_then(|d| d.opens)

@@ -839,8 +839,24 @@ fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bool) {
     if hot.len() != 1 {
         return;
     }
-    // Known floors, pinned copies included (a pinned reply of page 1 leaves its own gap).
-    let mut floors: Vec<u32> = posts.iter().filter_map(|p| p.floor).collect();
+    // Known floors, pinned copies included (a pinned reply of page 1 leaves its own gap),
+    // but only within the range of the page's own posts: a pinned copy of a later page's
+    // reply (顶 来自 12楼 on a page ending at 10, e.g. when a deleted-floor placeholder
+    // took a slot) leaves no gap on this page.
+    let own = || {
+        posts
+            .iter()
+            .filter(|p| !p.duplicate)
+            .filter_map(|p| p.floor)
+    };
+    let (Some(lo), Some(hi)) = (own().min(), own().max()) else {
+        return;
+    };
+    let mut floors: Vec<u32> = posts
+        .iter()
+        .filter_map(|p| p.floor)
+        .filter(|f| (lo..=hi).contains(f))
+        .collect();
     floors.sort_unstable();
     floors.dedup();
     let gaps: Vec<u32> = floors

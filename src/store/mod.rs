@@ -32,7 +32,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
 use crate::model::{
@@ -420,6 +420,27 @@ fn replaced_from(bad: &str, good: &str) -> bool {
     ends || !rest.is_empty()
 }
 
+/// Switch the file to WAL. The switch needs the file to itself, and SQLite answers BUSY at
+/// once (without the busy handler) while another process opens the same fresh file, so
+/// it is retried for as long as the busy timeout; a file already in WAL answers at once.
+fn wal_mode(conn: &Connection) -> Result<String, rusqlite::Error> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// How long a connection waits for another's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 impl Store {
     /// Open (creating if needed) the database file, apply migrations, turn on WAL. A
     /// missing folder, a read-only file or a folder bansha cannot write in (a read-only
@@ -530,12 +551,9 @@ impl Store {
             db: db.clone(),
             source,
         };
-        conn.busy_timeout(Duration::from_secs(10))
-            .map_err(open_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
         if wal {
-            let mode: String = conn
-                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-                .map_err(open_err)?;
+            let mode = wal_mode(&conn).map_err(open_err)?;
             if !mode.eq_ignore_ascii_case("wal") {
                 tracing::warn!("{db}: journal mode is {mode}, not WAL");
             }
@@ -551,45 +569,63 @@ impl Store {
         Ok(store)
     }
 
+    /// Bring the schema up to [`schema::current_version`]. Safe when several processes open
+    /// the same fresh file at once: each step runs in an IMMEDIATE transaction (the write
+    /// lock is taken before anything is read) and re-reads `user_version` under that lock,
+    /// so a step another process applied meanwhile is skipped, never applied twice.
     fn migrate(&mut self) -> Result<(), StoreError> {
-        let found: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
         let supported = schema::current_version();
-        if found > supported {
-            return Err(StoreError::TooNew {
-                db: self.db.clone(),
-                found,
-                supported,
-            });
-        }
-        for (idx, sql) in schema::MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let version = idx as i64 + 1;
+        // Each pass applies one step or finds the work done: more passes than steps means
+        // the version does not move (an error, never a spin).
+        for _ in 0..=schema::MIGRATIONS.len() {
+            // Fast path: an up-to-date database needs no write lock at all.
+            let found = self.schema_version()?;
+            if found < 0 {
+                return Err(StoreError::Invalid {
+                    db: self.db.clone(),
+                    what: format!("schema version {found} is not one bansha writes"),
+                });
+            }
+            if found > supported {
+                return Err(StoreError::TooNew {
+                    db: self.db.clone(),
+                    found,
+                    supported,
+                });
+            }
+            if found == supported {
+                return Ok(());
+            }
             let db = self.db.clone();
-            let merr = |source| StoreError::Migrate {
+            let merr = |version, source| StoreError::Migrate {
                 db: db.clone(),
                 version,
                 source,
             };
-            // IMMEDIATE takes the write lock first; then the version is read again, so two
-            // processes opening a new database at once never both run a migration.
             let tx = self
                 .conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(merr)?;
-            let now: i64 = tx
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(|e| merr(found + 1, e))?;
+            // Under the write lock: the version as it is now, not as it was read above.
+            let found: i64 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(merr)?;
-            if now >= version {
+                .map_err(|e| merr(found + 1, e))?;
+            if found >= supported {
+                // Another process finished the migration first; re-check (TooNew) above.
+                tx.commit().map_err(|e| merr(found, e))?;
                 continue;
             }
-            tx.execute_batch(sql).map_err(merr)?;
+            let version = found + 1;
+            tx.execute_batch(schema::MIGRATIONS[found as usize])
+                .map_err(|e| merr(version, e))?;
             tx.pragma_update(None, "user_version", version)
-                .map_err(merr)?;
-            tx.commit().map_err(merr)?;
+                .map_err(|e| merr(version, e))?;
+            tx.commit().map_err(|e| merr(version, e))?;
         }
-        Ok(())
+        Err(StoreError::Invalid {
+            db: self.db.clone(),
+            what: format!("the schema version does not reach {supported}"),
+        })
     }
 
     /// The schema version of the open database.

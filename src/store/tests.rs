@@ -797,3 +797,57 @@ fn an_unknown_post_time_is_filled_in_by_a_later_page() {
         .unwrap();
     assert_eq!(s.post(F, 7, 101).unwrap().unwrap().time, known);
 }
+
+/// Regression (issue 16): `migrate` read `user_version` outside its transaction, so two
+/// openers of a fresh file both ran migration 1 and the loser died with "table threads
+/// already exists". Many openers released at once by a barrier, several rounds.
+#[test]
+fn concurrent_openers_of_a_fresh_file_all_migrate_it_once() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-race-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for round in 0..5 {
+        let path = dir.join(format!("race-{round}.sqlite"));
+        let _ = std::fs::remove_file(&path);
+        let n = 8;
+        let barrier = std::sync::Barrier::new(n);
+        let results: Vec<Result<i64, String>> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..n)
+                .map(|_| {
+                    sc.spawn(|| {
+                        barrier.wait();
+                        Store::open(&path)
+                            .and_then(|s| s.schema_version())
+                            .map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for r in &results {
+            assert_eq!(
+                r.as_ref(),
+                Ok(&schema::current_version()),
+                "round {round}: {results:?}"
+            );
+        }
+        let mut s = Store::open(&path).unwrap();
+        s.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+            .unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_negative_schema_version_is_refused_naming_the_file() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-neg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("neg.sqlite");
+    let _ = std::fs::remove_file(&path);
+    Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", -1)
+        .unwrap();
+    let err = Store::open(&path).unwrap_err().to_string();
+    assert!(err.contains("neg.sqlite") && err.contains("-1"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
