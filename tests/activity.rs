@@ -708,6 +708,12 @@ to_day = 2
         let cfgp = d.join("game.toml");
         std::fs::write(&cfgp, cfg).unwrap();
         let db = d.join("game.sqlite");
+        // The 讨论帖 is stored too (a report never answers from a thread it has no page of).
+        store(
+            &db,
+            801,
+            vec![post(1, 201, "丙", 13, "2026-03-05 10:00", "早上好")],
+        );
         store(
             &db,
             802,

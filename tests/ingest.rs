@@ -575,7 +575,7 @@ fn concurrent_imports_into_one_fresh_database_all_succeed() {
                     .arg("import")
                     .arg("--config")
                     .arg(&cfg)
-                    .args(["--saved-at", NOW])
+                    .args(["--saved-at", NOW, "--not-in-game"])
                     .arg(&file)
                     .stdin(std::process::Stdio::null())
                     .stdout(std::process::Stdio::piped())

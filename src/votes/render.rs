@@ -101,7 +101,11 @@ pub fn text(t: &Tally, game: &str) -> String {
     );
     let _ = writeln!(s);
     if is_interim(t) {
-        let _ = writeln!(s, "结果：{}", leading_line(super::public::tops(t), false, str::to_string));
+        let _ = writeln!(
+            s,
+            "结果：{}",
+            leading_line(super::public::tops(t), false, str::to_string)
+        );
     } else {
         match t.outcome.player.as_deref() {
             Some(p) => {
