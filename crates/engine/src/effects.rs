@@ -4,21 +4,34 @@
 mod any_out;
 mod conversion;
 mod damage;
+mod info;
+mod recruit;
+mod traps;
 
 pub(crate) use any_out::{
     announce_counters, on_any_out, public_counters, settle_follow_out, tell_senses,
 };
 pub(crate) use conversion::{convert, precheck_convert};
 pub(crate) use damage::{blast, settle_damage, settle_exorcise, warded};
+pub(crate) use recruit::settle_recruits;
+pub(crate) use traps::{burned, holds_effect, order_key, settle_traps};
 
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop};
+use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop, Used};
 use crate::rules::{Effect, SkillDef, Step};
 use crate::state::{Link, Phase, SkillState};
 
 /// Apply a submitted (validated) action: spend a use, lose what using it loses, run its
 /// effects as marks.
 pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+    cx.used.push(Used {
+        actor: a.actor.clone(),
+        skill: a.skill.clone(),
+        targets: a.targets.clone(),
+        void: false,
+    });
+    lock_targets(cx, def, a);
+    count_use(cx, a);
     if let Some(p) = cx.st.player_mut(&a.actor) {
         if let Some(s) = p.skills.get_mut(&a.skill)
             && let Some(u) = &mut s.uses_left
@@ -73,6 +86,49 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
                 }
             }
             Effect::Protect { .. } => mark(&mut cx.protects, a),
+            Effect::Recruit { .. } => recruit::queue(cx, a),
+            Effect::Shroud => {
+                for t in &a.targets {
+                    cx.shrouds.push((
+                        Mark {
+                            target: t.clone(),
+                            actor: a.actor.clone(),
+                            skill: a.skill.clone(),
+                        },
+                        a.choice.clone(),
+                    ));
+                }
+            }
+            Effect::Burn { .. } | Effect::Retaliate => mark(&mut cx.traps, a),
+            Effect::AttacksAsPoison => {
+                let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+                if let Some(c) = camp {
+                    cx.poison_camps.push((c, a.skill.clone()));
+                }
+            }
+            Effect::Restrict { announce } => info::restrict(cx, a, announce),
+            Effect::RevealCamp => info::reveal_camp(cx, a),
+            Effect::Observe { role } => {
+                if !a.targets.is_empty() {
+                    info::observe(cx, a, *role)
+                }
+            }
+            Effect::CountCamps => {
+                if a.targets.is_empty() {
+                    info::count_camps(cx, a)
+                }
+            }
+            Effect::Pipe {
+                status,
+                join_role,
+                notice,
+                announce,
+                ..
+            } => info::pipe(cx, a, status, join_role, notice, announce),
+            Effect::Force { notice } => info::force(cx, a, notice)?,
+            Effect::Hunt { camp } => traps::hunt(cx, camp, a),
+            Effect::Relay { to_role, max_chars } => info::relay(cx, a, to_role, *max_chars)?,
+            Effect::RefreshLimited => info::refresh_limited(cx, a),
             Effect::Save => mark(&mut cx.saves, a),
             Effect::Poison => mark(&mut cx.poisons, a),
             Effect::SeeKills => {
@@ -143,10 +199,111 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             | Effect::OutCounter { .. }
             | Effect::SenseNeighbours { .. }
             | Effect::Disguise { .. }
-            | Effect::FollowOut { .. } => {}
+            | Effect::FollowOut { .. }
+            | Effect::AttackImmunity
+            | Effect::FirstOutImmunity { .. }
+            | Effect::Dodge
+            | Effect::SenseCamp
+            | Effect::Tally => {}
         }
     }
+    refresh_gains(cx);
     Ok(())
+}
+
+/// `once_per_target` / `cooldown_by_targets`: the targets chosen are locked for the skill.
+fn lock_targets(cx: &mut Ctx, def: &SkillDef, a: &Action) {
+    let night = cx.input.moment.day;
+    let until = if def.once_per_target {
+        None
+    } else if def.cooldown_by_targets {
+        Some(night + a.targets.len() as u32)
+    } else {
+        return;
+    };
+    for t in &a.targets {
+        cx.st.target_locks.push(crate::state::TargetLock {
+            skill: a.skill.clone(),
+            target: t.clone(),
+            until_night: until,
+        });
+    }
+}
+
+/// The counter a `gains` rule reads for "uses of skill X" (`X已用`).
+pub(crate) fn uses_counter(skill: &str) -> String {
+    format!("{skill}已用")
+}
+
+fn count_use(cx: &mut Ctx, a: &Action) {
+    let counted = cx.rules.skills.values().any(|d| {
+        d.gains
+            .iter()
+            .any(|g| g.uses.as_deref() == Some(a.skill.as_str()))
+    });
+    if counted && let Some(p) = cx.st.player_mut(&a.actor) {
+        let k = uses_counter(&a.skill);
+        let v = p.counter(&k) + 1;
+        p.counters.insert(k, v);
+    }
+}
+
+/// Uses gained so far (`gains`): each holder's skill gets the uses its sources have earned
+/// since last time (the earned total is kept in the counter `X+`).
+pub(crate) fn refresh_gains(cx: &mut Ctx) {
+    let piped = |cx: &Ctx, status: &str| {
+        cx.st
+            .players
+            .iter()
+            .filter(|p| p.has_status(status))
+            .count() as i64
+    };
+    let mut changes: Vec<(String, String, i64, String)> = Vec::new();
+    for p in &cx.st.players {
+        for (k, s) in &p.skills {
+            let Some(d) = cx.rules.skill(k) else { continue };
+            if d.gains.is_empty() || s.lost {
+                continue;
+            }
+            let mut earned = 0i64;
+            let mut clause = String::new();
+            for g in &d.gains {
+                let n = if g.outs {
+                    cx.st.outs as i64
+                } else if let Some(u) = &g.uses {
+                    p.counter(&uses_counter(u))
+                } else if let Some(st) = &g.status {
+                    piped(cx, st)
+                } else {
+                    0
+                };
+                let e = n / g.per.max(1) as i64;
+                if e > 0 {
+                    clause = g.clause.clone();
+                }
+                earned += e;
+            }
+            let key = format!("{k}+");
+            let had = p.counter(&key);
+            if earned > had {
+                changes.push((p.name.clone(), k.clone(), earned - had, clause));
+            }
+        }
+    }
+    for (name, k, add, clause) in changes {
+        let p = cx.st.player_mut(&name).expect("exists");
+        let key = format!("{k}+");
+        let had = p.counter(&key);
+        p.counters.insert(key, had + add);
+        if let Some(s) = p.skills.get_mut(&k) {
+            s.uses_left = Some(s.uses_left.unwrap_or(0) + add as u32);
+        }
+        let alive = p.alive();
+        cx.note(format!("{name} 的<{k}>次数+{add}"), &clause);
+        if alive {
+            cx.tell(&name, format!("你的<{k}>次数+{add}。"));
+        }
+    }
 }
 
 fn mark(list: &mut Vec<Mark>, a: &Action) {
@@ -404,6 +561,7 @@ pub(crate) fn on_out(
                 }
             }
         }
+        Effect::Recruit { .. } => recruit::pass_on(cx, name, skill)?,
         Effect::DieWithLink { link } => {
             for other in cx.st.linked(name, link) {
                 if cx.st.player(&other).is_some_and(|p| p.alive()) {
@@ -536,7 +694,25 @@ pub(crate) fn on_out(
         | Effect::SenseNeighbours { .. }
         | Effect::Convert { .. }
         | Effect::Disguise { .. }
-        | Effect::FollowOut { .. } => {}
+        | Effect::FollowOut { .. }
+        | Effect::Shroud
+        | Effect::AttackImmunity
+        | Effect::FirstOutImmunity { .. }
+        | Effect::Dodge
+        | Effect::Burn { .. }
+        | Effect::Retaliate
+        | Effect::AttacksAsPoison
+        | Effect::Restrict { .. }
+        | Effect::RevealCamp
+        | Effect::Observe { .. }
+        | Effect::CountCamps
+        | Effect::Pipe { .. }
+        | Effect::Force { .. }
+        | Effect::Hunt { .. }
+        | Effect::Relay { .. }
+        | Effect::RefreshLimited
+        | Effect::SenseCamp
+        | Effect::Tally => {}
     }
     Ok(())
 }
@@ -559,6 +735,44 @@ pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
         .cloned()
         .collect();
     for r in rules {
+        if let Some(cause) = &r.members_out {
+            let who: Vec<String> = cx
+                .st
+                .alive()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .filter(|p| r.pool_role.as_ref() != Some(&p.role))
+                .map(|p| p.name.clone())
+                .collect();
+            for w in who {
+                if let Err(stop) = cx.go_out(&w, cause, None, &r.clause) {
+                    cx.deferred.get_or_insert(stop);
+                }
+            }
+        }
+        if let (Some(role), Some(to)) = (&r.pool_role, &r.pool_to_camp) {
+            let who: Vec<String> = cx
+                .st
+                .alive()
+                .filter(|p| p.camp.as_deref() == Some(camp) && &p.role == role)
+                .map(|p| p.name.clone())
+                .collect();
+            for w in who {
+                cx.st.player_mut(&w).expect("exists").camp = Some(to.clone());
+                cx.note(format!("{camp} 判负，{w} 变为{to}"), &r.clause);
+            }
+        }
+        if let Some(status) = &r.clear_status {
+            for p in &mut cx.st.players {
+                p.statuses.retain(|s| &s.name != status);
+            }
+            if let Some(a) = &r.announce {
+                cx.announcements.push(a.clone());
+            }
+            cx.note(
+                format!("{camp} 判负，所有角色的{status}状态解除"),
+                &r.clause,
+            );
+        }
         if let Some(skill) = &r.remove_skill {
             let who: Vec<String> = cx
                 .st
@@ -666,4 +880,58 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
         v.push(format!("{} 胜利，游戏结束", w.join("、")));
     }
     v
+}
+
+/// Extra actions a night a skill allows (`pipe.extra_if_smallest`: once more while the
+/// actor's camp is the unique smallest).
+pub(crate) fn extra_uses(
+    _rules: &crate::rules::EngineRules,
+    st: &crate::state::GameState,
+    def: &SkillDef,
+    actor: &str,
+) -> u32 {
+    let camp = st.player(actor).and_then(|p| p.camp.clone());
+    def.effects
+        .iter()
+        .filter(|e| match e {
+            Effect::Pipe {
+                extra_if_smallest, ..
+            } => {
+                !extra_if_smallest.is_empty()
+                    && camp
+                        .as_deref()
+                        .is_some_and(|c| st.unique_smallest(c, extra_if_smallest))
+            }
+            _ => false,
+        })
+        .count() as u32
+}
+
+/// `sense-camp`: holders whose camp changed during the night are told (at its end).
+pub(crate) fn sense_camps(cx: &mut Ctx) {
+    let mut told = Vec::new();
+    for (name, before) in &cx.start_camps {
+        let Some(p) = cx.st.player(name) else {
+            continue;
+        };
+        if !p.alive() || &p.camp == before {
+            continue;
+        }
+        let holds = p.skills.iter().any(|(k, s)| {
+            !s.lost
+                && cx
+                    .rules
+                    .skill(k)
+                    .is_some_and(|d| d.effects.iter().any(|e| matches!(e, Effect::SenseCamp)))
+        });
+        if holds {
+            told.push((
+                name.clone(),
+                p.camp.clone().unwrap_or_else(|| "无阵营".into()),
+            ));
+        }
+    }
+    for (n, c) in told {
+        cx.tell(&n, format!("你的阵营变为【{c}】。"));
+    }
 }
