@@ -105,5 +105,5 @@ fn lingzu_effect_names_are_checked() {
 
 #[test]
 fn scenarios_huangquan() {
-    run_set("huangquan", 1);
+    run_set("huangquan", 40);
 }
