@@ -6,6 +6,7 @@ mod daemon;
 mod demo;
 mod ingest;
 mod night;
+mod night_lingzu;
 mod parse;
 mod testforum;
 mod votes;

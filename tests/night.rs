@@ -372,6 +372,15 @@ fn day2_votes(g: &Game, target: &str) {
         "2026-03-04 13:00",
         "投票对象：民1\n投票理由：乱说",
     ));
+    // 民3 went out on night 1 (stored in the timeline, no [[event]] for it).
+    posts.push(post(
+        10,
+        921,
+        "民3",
+        109,
+        "2026-03-04 13:30",
+        "投票对象：狼1\n投票理由：我还想投",
+    ));
     store_thread(&g.db(), 802, posts);
 }
 
@@ -382,6 +391,27 @@ fn tally_confirm_puts_the_days_outcome_through_the_engine() {
     assert_eq!(g.night(1, N1, "text").0, 0);
     day2_votes(&g, "民1");
     let cfg = g.cfg();
+    // The tally knows from the timeline that 民3 is out since night 1.
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b = t["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["voter"] == "民3")
+        .unwrap();
+    assert_eq!(b["valid"], false, "{b}");
     let (code, out, err) = bansha(&[
         "tally",
         "--config",

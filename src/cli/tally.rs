@@ -5,7 +5,6 @@ use super::*;
 use crate::config::{Config, Event};
 use crate::model::{Post, Timestamp};
 use crate::report::Format;
-use crate::roster::Roster;
 use crate::rules::RuleSet;
 use crate::time::{Clock, SystemClock};
 use crate::votes::{self, Tally, TallyInput};
@@ -74,7 +73,7 @@ pub fn acceleration(
     day: u32,
     process_posts: &[Post],
 ) -> (bool, Option<String>) {
-    let roster = Roster::from_config(cfg);
+    let roster = crate::night::roster_with_timeline(cfg);
     match crate::activity::acceleration(cfg, &rules.activity, &roster, day, process_posts) {
         Ok(d) => (d.accelerated, None),
         Err(e) => (
@@ -115,7 +114,7 @@ pub fn tally_day(
             cfg.path.display()
         ))
     })?;
-    let roster = Roster::from_config(cfg);
+    let roster = crate::night::roster_with_timeline(cfg);
     Ok(votes::tally(&TallyInput {
         day,
         rules: &rules.vote,

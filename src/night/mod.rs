@@ -322,3 +322,58 @@ pub fn default_seed(cfg: &Config, kind: &str, n: u32) -> u64 {
 pub fn actions_of(file: &bansha_engine::ActionsFile) -> Vec<Action> {
     file.actions.clone()
 }
+
+/// The config's roster plus what the engine's timeline recorded (outs of stored nights and
+/// confirmed days, badge changes), so a tally after a resolved night knows who is out and
+/// who wears the badge. A night's facts take effect at its day's 关门 (plus one second), a
+/// day's at its 关门. Without a store, an `[engine]` section, or roles, the config alone.
+pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
+    use crate::roster::{Fact, Roster};
+    let mut roster = Roster::from_config(cfg);
+    let db = cfg.db_path();
+    if !db.exists() {
+        return roster;
+    }
+    let Some(rules) = crate::rules::RuleSet::load(&cfg.rules_path())
+        .ok()
+        .and_then(|r| r.engine)
+    else {
+        return roster;
+    };
+    let Ok(store) = crate::store::Store::open(&db) else {
+        return roster;
+    };
+    let Ok(phases) = store.phases() else {
+        return roster;
+    };
+    if phases.is_empty() {
+        return roster;
+    }
+    let Ok(tl) = replay(cfg, &rules, &phases, Until::All) else {
+        return roster;
+    };
+    let mut sheriff: Option<String> = None;
+    for e in &tl.entries {
+        let Some(out) = &e.outcome else { continue };
+        let Some(closes) = cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c)) else {
+            continue;
+        };
+        let at = closes + i64::from(e.kind == "night");
+        for d in &out.deaths {
+            roster.push(
+                at,
+                Fact::Out {
+                    player: d.player.clone(),
+                    cause: d.cause.clone(),
+                },
+            );
+        }
+        if out.state.sheriff != sheriff {
+            if let Some(s) = &out.state.sheriff {
+                roster.push(at, Fact::Sheriff { player: s.clone() });
+            }
+            sheriff = out.state.sheriff.clone();
+        }
+    }
+    roster
+}

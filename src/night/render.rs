@@ -209,6 +209,11 @@ pub fn phase_bbcode(
             }
             _ => s.push_str("当日警长：无\n"),
         }
+        // what a rule set's effects publish besides the list and the badge (灵族杀: 灵力,
+        // 「xx玩家自爆了」)
+        for a in out.announcements.iter().filter(|a| !standard_line(a)) {
+            s.push_str(&format!("{}\n", esc(a)));
+        }
     } else {
         for a in &out.announcements {
             s.push_str(&format!("{}\n", esc(a)));
@@ -228,6 +233,14 @@ pub fn phase_bbcode(
         }
     }
     s
+}
+
+/// The announcement lines the night 公示 above already renders in its own words.
+fn standard_line(a: &str) -> bool {
+    ["昨夜出局", "昨夜无人出局", "当日警长", "有遗言"]
+        .iter()
+        .any(|p| a.starts_with(p))
+        || a.ends_with("胜利，游戏结束")
 }
 
 #[derive(Debug, Serialize)]
