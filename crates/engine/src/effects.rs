@@ -87,6 +87,15 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             }
             Effect::Protect { .. } => mark(&mut cx.protects, a),
             Effect::Recruit { .. } => recruit::queue(cx, a),
+            Effect::BecomeRole { role } => {
+                recruit::convert_into(cx, &a.actor, role, true, false);
+                let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+                cx.note(format!("{} 变为{role}", a.actor), &def.clause);
+                cx.tell(
+                    &a.actor,
+                    format!("你变为{role}（{}）。", camp.unwrap_or_default()),
+                );
+            }
             Effect::Shroud => {
                 for t in &a.targets {
                     cx.shrouds.push((
@@ -712,7 +721,8 @@ pub(crate) fn on_out(
         | Effect::Relay { .. }
         | Effect::RefreshLimited
         | Effect::SenseCamp
-        | Effect::Tally => {}
+        | Effect::Tally
+        | Effect::BecomeRole { .. } => {}
     }
     Ok(())
 }

@@ -288,7 +288,32 @@ pub fn resolve(
 /// The input with every skill alias replaced by the skill's name.
 fn canonical_skills(rules: &EngineRules, state: &GameState, input: &PhaseInput) -> PhaseInput {
     let mut out = input.clone();
+    let fits = |k: &str| {
+        rules.skill(k).is_some_and(|d| match d.timing {
+            Timing::Start => input.moment.day == 0 && input.moment.phase == Phase::Night,
+            Timing::Night | Timing::Dusk => input.moment.day > 0,
+            _ => true,
+        })
+    };
     for a in &mut out.actions {
+        let held = |k: &str| {
+            state
+                .player(&a.actor)
+                .is_some_and(|p| p.skills.contains_key(k))
+        };
+        if rules.skill(&a.skill).is_some() && held(&a.skill) && fits(&a.skill) {
+            continue;
+        }
+        // a skill of that name the actor holds and may use now (two leaders' <征召>;
+        // 支持 at 开局 and at the night's end)
+        if let Some((name, _)) = rules
+            .skills
+            .iter()
+            .find(|(k, d)| d.aliases.contains(&a.skill) && held(k.as_str()) && fits(k.as_str()))
+        {
+            a.skill = name.clone();
+            continue;
+        }
         if rules.skill(&a.skill).is_some() {
             continue;
         }
@@ -367,6 +392,8 @@ pub(crate) struct Ctx<'a> {
     pub start_camps: Vec<(String, Option<String>)>,
     /// A prompt raised where the loop could not stop (a camp-lost out), raised at the end.
     pub deferred: Option<Stop>,
+    /// A settlement step has run (later acting steps skip players out by then).
+    pub settled: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -407,6 +434,7 @@ impl<'a> Ctx<'a> {
             recruits: Vec::new(),
             start_camps,
             deferred: None,
+            settled: false,
         };
         effects::refresh_gains(&mut cx);
         cx
@@ -454,7 +482,10 @@ impl<'a> Ctx<'a> {
                 self.checkpoint = Some(c.clone());
             }
             match step.settle {
-                Some(s) => self.settle(step, s)?,
+                Some(s) => {
+                    self.settle(step, s)?;
+                    self.settled = true;
+                }
                 None => self.act(step)?,
             }
         }
@@ -509,6 +540,11 @@ impl<'a> Ctx<'a> {
             for i in idx {
                 self.applied.insert(i);
                 let a = self.input.actions[i].clone();
+                // a step after a settlement step: players out by now no longer act
+                if self.settled && self.st.player(&a.actor).is_some_and(|p| !p.alive()) {
+                    self.note(format!("{a}：{} 已出局，不再发动", a.actor), &def.clause);
+                    continue;
+                }
                 let holds = self.st.player(&a.actor).is_some_and(|p| p.can_use(skill));
                 if !holds && !def.gains.is_empty() {
                     return Err(self.bad(&a, format!("{} 的<{skill}>此时已没有次数", a.actor)));

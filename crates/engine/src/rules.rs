@@ -564,6 +564,8 @@ pub enum Effect {
     RefreshLimited,
     /// Passive: at the end of each night the holder is told if their camp changed (感知).
     SenseCamp,
+    /// The actor becomes `role` (its skills and camp) (起义).
+    BecomeRole { role: String },
     /// No night behaviour: a vote weight `bansha tally` applies from the rule file's
     /// `[vote]` section (皇权, 集群, 带队).
     Tally,
@@ -619,7 +621,9 @@ impl Effect {
                 .chain(extra_if_smallest.iter().map(|c| ("camp", c.as_str())))
                 .collect(),
             Effect::Hunt { camp } => vec![("camp", camp)],
-            Effect::Relay { to_role, .. } => vec![("role", to_role)],
+            Effect::Relay { to_role, .. } | Effect::BecomeRole { role: to_role } => {
+                vec![("role", to_role)]
+            }
             _ => Vec::new(),
         }
     }
@@ -935,6 +939,7 @@ impl Effect {
             Effect::RefreshLimited => "refresh-limited",
             Effect::SenseCamp => "sense-camp",
             Effect::Tally => "tally",
+            Effect::BecomeRole { .. } => "become-role",
         }
     }
 }

@@ -138,7 +138,7 @@ pub(crate) fn settle_recruits(cx: &mut Ctx) {
 
 /// `name` becomes `role` (and its camp): the role's skills when `skills`, with the previous
 /// holder's uses when `inherit`, fresh otherwise; none at all when not `skills` (a blank).
-fn convert_into(cx: &mut Ctx, name: &str, role: &str, skills: bool, inherit: bool) {
+pub(crate) fn convert_into(cx: &mut Ctx, name: &str, role: &str, skills: bool, inherit: bool) {
     let Some(def) = cx.rules.role(role).cloned() else {
         return;
     };
