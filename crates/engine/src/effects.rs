@@ -213,7 +213,8 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             | Effect::FirstOutImmunity { .. }
             | Effect::Dodge
             | Effect::SenseCamp
-            | Effect::Tally => {}
+            | Effect::Tally
+            | Effect::Grievance { .. } => {}
         }
     }
     refresh_gains(cx);
@@ -722,7 +723,8 @@ pub(crate) fn on_out(
         | Effect::RefreshLimited
         | Effect::SenseCamp
         | Effect::Tally
-        | Effect::BecomeRole { .. } => {}
+        | Effect::BecomeRole { .. }
+        | Effect::Grievance { .. } => {}
     }
     Ok(())
 }
@@ -943,5 +945,108 @@ pub(crate) fn sense_camps(cx: &mut Ctx) {
     }
     for (n, c) in told {
         cx.tell(&n, format!("你的阵营变为【{c}】。"));
+    }
+}
+
+/// The `grievance` effect `name` holds, with its skill.
+fn grievance_of(cx: &Ctx, name: &str) -> Option<(String, Effect)> {
+    let p = cx.st.player(name)?;
+    p.skills.iter().filter(|(_, s)| !s.lost).find_map(|(k, _)| {
+        cx.rules
+            .skill(k)?
+            .effects
+            .iter()
+            .find_map(|e| matches!(e, Effect::Grievance { .. }).then(|| (k.clone(), e.clone())))
+    })
+}
+
+/// `grievance` on an out: a night kill by another camp counts for the victim's camp; once
+/// the camp has risen, the first such killer is announced.
+pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
+    if cx.input.moment.phase != Phase::Night {
+        return;
+    }
+    let Some(killer) = cx.source.clone() else {
+        return;
+    };
+    let Some((skill, Effect::Grievance { status, reveal, .. })) = grievance_of(cx, name) else {
+        return;
+    };
+    let Some(camp) = cx.st.player(name).and_then(|p| p.camp.clone()) else {
+        return;
+    };
+    let Some(k) = cx.st.player(&killer).cloned() else {
+        return;
+    };
+    if k.camp.as_deref() == Some(camp.as_str()) {
+        return;
+    }
+    let key = format!("{skill}:{camp}");
+    let n = cx.st.counters.get(&key).copied().unwrap_or(0) + 1;
+    cx.st.counters.insert(key, n);
+    let risen = cx.st.player(name).is_some_and(|p| p.has_status(&status));
+    let shown = format!("{skill}公示:{camp}");
+    if risen && !cx.st.counters.contains_key(&shown) {
+        cx.st.counters.insert(shown, 1);
+        let text = reveal
+            .replace("{killer}", &killer)
+            .replace("{role}", &k.role)
+            .replace("{camp}", k.camp.as_deref().unwrap_or("无阵营"));
+        let clause = cx.skill_clause(&skill);
+        cx.note(text.clone(), &clause);
+        cx.announcements.push(text);
+    }
+}
+
+/// `grievance` at the end of a night: camps whose count reached `at` rise (once).
+pub(crate) fn grievance_morning(cx: &mut Ctx) {
+    let mut rising: Vec<(String, String, String, String)> = Vec::new();
+    for (k, d) in &cx.rules.skills {
+        for e in &d.effects {
+            let Effect::Grievance {
+                at,
+                status,
+                announce,
+                ..
+            } = e
+            else {
+                continue;
+            };
+            for c in &cx.rules.camps {
+                let n = cx
+                    .st
+                    .counters
+                    .get(&format!("{k}:{}", c.name))
+                    .copied()
+                    .unwrap_or(0);
+                let done = format!("{k}已触发:{}", c.name);
+                if n >= *at && !cx.st.counters.contains_key(&done) {
+                    rising.push((k.clone(), c.name.clone(), status.clone(), announce.clone()));
+                }
+            }
+        }
+    }
+    for (skill, camp, status, announce) in rising {
+        cx.st.counters.insert(format!("{skill}已触发:{camp}"), 1);
+        let who: Vec<String> = cx
+            .st
+            .alive()
+            .filter(|p| p.camp.as_deref() == Some(camp.as_str()) && p.skills.contains_key(&skill))
+            .map(|p| p.name.clone())
+            .collect();
+        for w in &who {
+            cx.st
+                .player_mut(w)
+                .expect("exists")
+                .statuses
+                .push(crate::state::Status {
+                    name: status.clone(),
+                    until_day: None,
+                });
+        }
+        let text = announce.replace("{camp}", &camp);
+        let clause = cx.skill_clause(&skill);
+        cx.note(format!("{text}（{}）", who.join("、")), &clause);
+        cx.announcements.push(text);
     }
 }

@@ -394,6 +394,8 @@ pub(crate) struct Ctx<'a> {
     pub deferred: Option<Stop>,
     /// A settlement step has run (later acting steps skip players out by then).
     pub settled: bool,
+    /// Who is behind the attack or poison being settled (for `grievance`).
+    pub source: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -435,6 +437,7 @@ impl<'a> Ctx<'a> {
             start_camps,
             deferred: None,
             settled: false,
+            source: None,
         };
         effects::refresh_gains(&mut cx);
         cx
@@ -463,6 +466,7 @@ impl<'a> Ctx<'a> {
                 self.run_steps(steps)?;
                 self.check_losses();
                 effects::sense_camps(self);
+                effects::grievance_morning(self);
             }
         }
         if let Some(stop) = self.deferred.take() {
@@ -640,7 +644,10 @@ impl<'a> Ctx<'a> {
                         );
                         continue;
                     }
-                    self.settle_attack(step, atk)?;
+                    self.source = Some(atk.actor.clone());
+                    let r = self.settle_attack(step, atk);
+                    self.source = None;
+                    r?;
                     self.check_losses();
                 }
             }
@@ -680,7 +687,10 @@ impl<'a> Ctx<'a> {
                     if self.poison_stopped(step, &m) {
                         continue;
                     }
-                    self.go_out(&m.target, &m.skill, None, &clause)?;
+                    self.source = Some(m.actor.clone());
+                    let r = self.go_out(&m.target, &m.skill, None, &clause);
+                    self.source = None;
+                    r?;
                     self.check_losses();
                 }
             }
@@ -965,6 +975,8 @@ impl<'a> Ctx<'a> {
                 .unwrap_or_default(),
             None => cause.to_string(),
         };
+        effects::grievance_on_out(self, name);
+        self.source = None; // chains caused by this out are not the attacker's
         effects::on_any_out(self, name)?;
         for skill in self.st.on_out_skills(self.rules, name) {
             let Some(def) = self.rules.skill(&skill) else {

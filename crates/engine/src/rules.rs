@@ -564,6 +564,17 @@ pub enum Effect {
     RefreshLimited,
     /// Passive: at the end of each night the holder is told if their camp changed (感知).
     SenseCamp,
+    /// Passive on a pool role: counts, per camp, holders put out at night by an attack or
+    /// poison of a player of another camp. At the end of a night where a camp's count has
+    /// reached `at` (once per camp), `announce` (`{camp}`) is published and every living
+    /// holder of that camp gets `status`; after that, the first player of another camp who
+    /// puts one of them out is announced with `reveal` (`{killer}`, `{role}`, `{camp}`) (卫国).
+    Grievance {
+        at: i64,
+        status: String,
+        announce: String,
+        reveal: String,
+    },
     /// The actor becomes `role` (its skills and camp) (起义).
     BecomeRole { role: String },
     /// No night behaviour: a vote weight `bansha tally` applies from the rule file's
@@ -940,6 +951,7 @@ impl Effect {
             Effect::SenseCamp => "sense-camp",
             Effect::Tally => "tally",
             Effect::BecomeRole { .. } => "become-role",
+            Effect::Grievance { .. } => "grievance",
         }
     }
 }
