@@ -644,6 +644,9 @@ impl<'a> Ctx<'a> {
                         );
                         continue;
                     }
+                    if self.stopped_by_loss(&atk.actor, &atk.skill, &atk.target) {
+                        continue;
+                    }
                     self.source = Some(atk.actor.clone());
                     let r = self.settle_attack(step, atk);
                     self.source = None;
@@ -684,7 +687,9 @@ impl<'a> Ctx<'a> {
                         .skill(&m.skill)
                         .map(|d| d.clause.clone())
                         .unwrap_or_default();
-                    if self.poison_stopped(step, &m) {
+                    if self.stopped_by_loss(&m.actor, &m.skill, &m.target)
+                        || self.poison_stopped(step, &m)
+                    {
                         continue;
                     }
                     self.source = Some(m.actor.clone());
@@ -696,6 +701,24 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `lost_camps_stop`: the actor's camp is defeated, so the action is not settled (noted).
+    fn stopped_by_loss(&mut self, actor: &str, skill: &str, target: &str) -> bool {
+        let Some(clause) = self.rules.lost_camps_stop.clone() else {
+            return false;
+        };
+        let Some(camp) = self.st.player(actor).and_then(|p| p.camp.clone()) else {
+            return false;
+        };
+        if !self.st.camps_lost.contains(&camp) {
+            return false;
+        }
+        self.note(
+            format!("{camp} 已判负，{actor} 的<{skill}>（{target}）中止结算"),
+            &clause,
+        );
+        true
     }
 
     /// The poison checks of a `poison` step: whether this poison is stopped (noted).

@@ -66,6 +66,10 @@ pub struct EngineRules {
     /// still standing, never a camp's win (独立阵营).
     #[serde(default)]
     pub individual_camps: Vec<String>,
+    /// When set (to the clause), attacks and poisons by members of a camp already defeated
+    /// are not settled (皇权争霸「该阵营所进行的技能也全部中止结算」).
+    #[serde(default)]
+    pub lost_camps_stop: Option<String>,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -1023,11 +1027,20 @@ pub fn support_report(rules: &EngineRules) -> String {
         s.push_str(&format!("  警长（非身份）：{}\n", v.join("、")));
     }
     for r in &rules.on_camp_lost {
-        let what = match (&r.remove_skill, &r.grant_skill) {
+        let mut what = match (&r.remove_skill, &r.grant_skill) {
             (Some(x), _) => format!("失去<{x}>"),
             (_, Some(g)) => format!("{}获得<{g}>", r.to_link.as_deref().unwrap_or("")),
             _ => String::new(),
         };
+        if r.members_out.is_some() {
+            what.push_str("特殊身份全员出局");
+        }
+        if let (Some(role), Some(to)) = (&r.pool_role, &r.pool_to_camp) {
+            what.push_str(&format!("，{role}变为{to}"));
+        }
+        if let Some(st) = &r.clear_status {
+            what.push_str(&format!("，{st}状态解除"));
+        }
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
     }
     s
