@@ -214,7 +214,8 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             | Effect::Dodge
             | Effect::SenseCamp
             | Effect::Tally
-            | Effect::Grievance { .. } => {}
+            | Effect::Grievance { .. }
+            | Effect::Mutiny { .. } => {}
         }
     }
     refresh_gains(cx);
@@ -724,7 +725,8 @@ pub(crate) fn on_out(
         | Effect::SenseCamp
         | Effect::Tally
         | Effect::BecomeRole { .. }
-        | Effect::Grievance { .. } => {}
+        | Effect::Grievance { .. }
+        | Effect::Mutiny { .. } => {}
     }
     Ok(())
 }
@@ -969,6 +971,7 @@ pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
     let Some(killer) = cx.source.clone() else {
         return;
     };
+    mutiny_count(cx, name, &killer);
     let Some((skill, Effect::Grievance { status, reveal, .. })) = grievance_of(cx, name) else {
         return;
     };
@@ -1049,4 +1052,105 @@ pub(crate) fn grievance_morning(cx: &mut Ctx) {
         cx.note(format!("{text}（{}）", who.join("、")), &clause);
         cx.announcements.push(text);
     }
+}
+
+/// The `mutiny` effect `name` holds, with its skill.
+fn mutiny_of(cx: &Ctx, name: &str) -> Option<(String, i64, String)> {
+    let p = cx.st.player(name)?;
+    p.skills.iter().filter(|(_, s)| !s.lost).find_map(|(k, _)| {
+        cx.rules.skill(k)?.effects.iter().find_map(|e| match e {
+            Effect::Mutiny { at, to_camp } => Some((k.clone(), *at, to_camp.clone())),
+            _ => None,
+        })
+    })
+}
+
+fn mutiny_count(cx: &mut Ctx, name: &str, killer: &str) {
+    let Some((skill, _, _)) = mutiny_of(cx, name) else {
+        return;
+    };
+    let camp = cx.st.player(name).and_then(|p| p.camp.clone());
+    if camp.is_none() || cx.st.player(killer).and_then(|p| p.camp.clone()) != camp {
+        return;
+    }
+    let key = format!("{skill}:{}", camp.unwrap_or_default());
+    let n = cx.st.counters.get(&key).copied().unwrap_or(0) + 1;
+    cx.st.counters.insert(key, n);
+}
+
+/// `mutiny` at the end of a night: each camp whose own-kill count reached a new multiple of
+/// `at` asks every living holder of that camp; `是` moves them to `to_camp`.
+pub(crate) fn mutiny(cx: &mut Ctx) -> Flow {
+    let mut asks: Vec<(String, String, String, i64)> = Vec::new();
+    for p in cx.st.alive() {
+        let Some((skill, at, to)) = mutiny_of(cx, &p.name) else {
+            continue;
+        };
+        let Some(camp) = p.camp.clone() else { continue };
+        let n = cx
+            .st
+            .counters
+            .get(&format!("{skill}:{camp}"))
+            .copied()
+            .unwrap_or(0);
+        let asked = cx
+            .st
+            .counters
+            .get(&format!("{skill}已询问:{camp}"))
+            .copied()
+            .unwrap_or(0);
+        let due = n / at.max(1);
+        if due > asked {
+            asks.push((p.name.clone(), skill, to, due));
+        }
+    }
+    let mut done: Vec<(String, i64)> = Vec::new();
+    for (name, skill, to, due) in asks {
+        let camp = cx
+            .st
+            .player(&name)
+            .and_then(|p| p.camp.clone())
+            .unwrap_or_default();
+        let clause = cx.skill_clause(&skill);
+        match cx.answer(&name, &skill) {
+            Some(a) if matches!(a.choice.as_deref(), Some("是" | "发动" | "yes")) => {
+                cx.st.player_mut(&name).expect("exists").camp = Some(to.clone());
+                cx.note(format!("{name} 发动<{skill}>，变为{to}"), &clause);
+                cx.tell(&name, format!("你发动<{skill}>，变为【{to}】。"));
+            }
+            Some(a) if matches!(a.choice.as_deref(), Some("否" | "不发动" | "no")) => {
+                cx.note(format!("{name} 不发动<{skill}>"), &clause);
+            }
+            Some(a) => return Err(cx.bad(&a, format!("<{skill}>的 choice 须为「是」或「否」"))),
+            None if cx.unanswered() => {
+                return Err(Stop::Prompt(Box::new(Prompt {
+                    player: name.clone(),
+                    skill: skill.clone(),
+                    question: format!(
+                        "{camp}的乱世流民被本阵营攻击出局已达条件，{name} 可发动<{skill}>变为{to}：在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" choice = \"是\"（或 \"否\"）"
+                    ),
+                    candidates: Vec::new(),
+                    may_pass: true,
+                    clause,
+                })));
+            }
+            None => cx.note(format!("{name} 的<{skill}>未记录，视为不发动"), &clause),
+        }
+        if !done.iter().any(|(c, _)| *c == camp) {
+            done.push((camp.clone(), due));
+        }
+    }
+    for (camp, due) in done {
+        for k in cx
+            .rules
+            .skills
+            .iter()
+            .filter(|(_, d)| d.effects.iter().any(|e| matches!(e, Effect::Mutiny { .. })))
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>()
+        {
+            cx.st.counters.insert(format!("{k}已询问:{camp}"), due);
+        }
+    }
+    Ok(())
 }

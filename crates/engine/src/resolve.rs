@@ -467,6 +467,7 @@ impl<'a> Ctx<'a> {
                 self.check_losses();
                 effects::sense_camps(self);
                 effects::grievance_morning(self);
+                effects::mutiny(self)?;
             }
         }
         if let Some(stop) = self.deferred.take() {
@@ -1058,7 +1059,7 @@ impl<'a> Ctx<'a> {
             let on_out = self
                 .rules
                 .skill(&a.skill)
-                .is_some_and(|d| d.timing == Timing::OnOut);
+                .is_some_and(|d| matches!(d.timing, Timing::OnOut | Timing::Prompt));
             if on_out && !self.answered.contains(&i) {
                 self.log.push(LogEntry {
                     step: "—".into(),

@@ -250,6 +250,9 @@ pub enum Timing {
     OnOut,
     /// Always on; consulted by checks (长寿之命).
     Passive,
+    /// Asked of its holder when its condition is met (谋反); answered up front in the
+    /// actions file like an on-out choice, or the loop stops with a prompt.
+    Prompt,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -579,6 +582,11 @@ pub enum Effect {
         announce: String,
         reveal: String,
     },
+    /// Prompt-timed, on a pool role: counts, per camp, holders put out at night by an attack
+    /// or poison of a player of their own camp; each time a camp's count reaches another
+    /// multiple of `at`, at the end of the night every living holder of that camp is asked
+    /// (answer `choice = "是"` / `"否"`) whether to move to `to_camp` (谋反).
+    Mutiny { at: i64, to_camp: String },
     /// The actor becomes `role` (its skills and camp) (起义).
     BecomeRole { role: String },
     /// No night behaviour: a vote weight `bansha tally` applies from the rule file's
@@ -956,6 +964,7 @@ impl Effect {
             Effect::Tally => "tally",
             Effect::BecomeRole { .. } => "become-role",
             Effect::Grievance { .. } => "grievance",
+            Effect::Mutiny { .. } => "mutiny",
         }
     }
 }
@@ -970,6 +979,7 @@ fn skill_line(rules: &EngineRules, name: &str) -> String {
                 Timing::Night => "night",
                 Timing::StartAndNight => "start+night",
                 Timing::OnOut => "on-out",
+                Timing::Prompt => "prompt",
                 Timing::Passive => "passive",
             };
             let mut how: Vec<String> = vec![timing.to_string()];

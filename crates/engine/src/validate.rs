@@ -94,7 +94,7 @@ fn check(
     match def.timing {
         Timing::Passive => return Err(format!("<{}>是被动技能，无需提交", a.skill)),
         // an answer given up front; checked when (if) the trigger fires
-        Timing::OnOut => {
+        Timing::OnOut | Timing::Prompt => {
             if input.actions[..i]
                 .iter()
                 .any(|b| b.actor == a.actor && b.skill == a.skill)
