@@ -989,8 +989,29 @@ pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
     cx.st.counters.insert(key, n);
     let risen = cx.st.player(name).is_some_and(|p| p.has_status(&status));
     let shown = format!("{skill}公示:{camp}");
-    if risen && !cx.st.counters.contains_key(&shown) {
-        cx.st.counters.insert(shown, 1);
+    if risen && k.has_status(&shown) {
+        let clause = cx.skill_clause(&skill);
+        cx.note(
+            format!("{killer} 再次击杀{camp}的乱世流民，承受一次来自 {name} 的指杀"),
+            &clause,
+        );
+        cx.late_attacks.push(Attack {
+            target: killer.clone(),
+            actor: name.to_string(),
+            skill: skill.clone(),
+            step: cx.step.clone(),
+            cause: "指杀".into(),
+        });
+    } else if risen && !cx.st.counters.contains_key(&shown) {
+        cx.st.counters.insert(shown.clone(), 1);
+        cx.st
+            .player_mut(&killer)
+            .expect("exists")
+            .statuses
+            .push(crate::state::Status {
+                name: shown,
+                until_day: None,
+            });
         let text = reveal
             .replace("{killer}", &killer)
             .replace("{role}", &k.role)

@@ -396,6 +396,8 @@ pub(crate) struct Ctx<'a> {
     pub settled: bool,
     /// Who is behind the attack or poison being settled (for `grievance`).
     pub source: Option<String>,
+    /// Attacks raised during settlement, for a `late-kills` step.
+    pub late_attacks: Vec<Attack>,
 }
 
 impl<'a> Ctx<'a> {
@@ -438,6 +440,7 @@ impl<'a> Ctx<'a> {
             deferred: None,
             settled: false,
             source: None,
+            late_attacks: Vec::new(),
         };
         effects::refresh_gains(&mut cx);
         cx
@@ -656,6 +659,12 @@ impl<'a> Ctx<'a> {
                 }
             }
             Settle::Traps => effects::settle_traps(self, step)?,
+            Settle::LateKills => {
+                for atk in std::mem::take(&mut self.late_attacks) {
+                    self.settle_attack(step, &atk)?;
+                    self.check_losses();
+                }
+            }
             Settle::WastedProtect => effects::wasted_protects(self, step)?,
             Settle::Damage => effects::settle_damage(self, step)?,
             Settle::Exorcise => effects::settle_exorcise(self, step)?,

@@ -575,7 +575,9 @@ pub enum Effect {
     /// poison of a player of another camp. At the end of a night where a camp's count has
     /// reached `at` (once per camp), `announce` (`{camp}`) is published and every living
     /// holder of that camp gets `status`; after that, the first player of another camp who
-    /// puts one of them out is announced with `reveal` (`{killer}`, `{role}`, `{camp}`) (卫国).
+    /// puts one of them out is announced with `reveal` (`{killer}`, `{role}`, `{camp}`); when
+    /// that player puts another of them out, the victim attacks the killer (settled at the
+    /// `settle = "late-kills"` step) (卫国).
     Grievance {
         at: i64,
         status: String,
@@ -741,6 +743,9 @@ pub enum Settle {
     AnnounceCounters,
     /// `burn` then `retaliate` traps look at every skill used this night.
     Traps,
+    /// Attacks raised during settlement (`grievance` retaliations), in the order of the
+    /// outs that raised them, each walking `checks`.
+    LateKills,
 }
 
 /// One check of the kill settlement list.
