@@ -32,6 +32,8 @@ pub struct PhaseJson {
     pub feedback: Vec<FeedbackJson>,
     pub announcements: Vec<String>,
     pub winner: Option<String>,
+    /// True once the game is over (with `winner` null: every camp was defeated).
+    pub game_over: bool,
     pub camps_lost: Vec<String>,
     pub seed: u64,
     pub draws: Vec<String>,
@@ -63,7 +65,12 @@ pub fn phase_json(kind: &str, number: u32, out: &Outcome, stale: Vec<String>) ->
             })
             .collect(),
         announcements: out.announcements.clone(),
-        winner: out.winner.as_ref().map(|w| w.join("、")),
+        winner: out
+            .winner
+            .as_ref()
+            .filter(|w| !w.is_empty())
+            .map(|w| w.join("、")),
+        game_over: out.winner.is_some(),
         camps_lost: out.camps_lost.clone(),
         seed: out.seed,
         draws: out.draws.clone(),
@@ -139,7 +146,7 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
     s.push_str(&format!(
         "\n胜负：{}\n",
         match &out.winner {
-            Some(w) => format!("{} 胜利，游戏结束", w.join("、")),
+            Some(w) => winner_text(w),
             None => "未分出".into(),
         }
     ));
@@ -220,7 +227,7 @@ pub fn phase_bbcode(
         }
     }
     if let Some(w) = &out.winner {
-        s.push_str(&format!("[b]{} 胜利，游戏结束[/b]\n", esc(&w.join("、"))));
+        s.push_str(&format!("[b]{}[/b]\n", esc(&winner_text(w))));
     }
     let fb = merged_feedback(out);
     if !fb.is_empty() {
@@ -240,7 +247,7 @@ fn standard_line(a: &str) -> bool {
     ["昨夜出局", "昨夜无人出局", "当日警长", "有遗言"]
         .iter()
         .any(|p| a.starts_with(p))
-        || a.ends_with("胜利，游戏结束")
+        || a.contains("游戏结束")
 }
 
 #[derive(Debug, Serialize)]
@@ -269,6 +276,8 @@ pub struct StateJson<'a> {
     pub counters: &'a std::collections::BTreeMap<String, i64>,
     pub camps_lost: &'a [String],
     pub winner: Option<String>,
+    /// True once the game is over (with `winner` null: every camp was defeated).
+    pub game_over: bool,
     pub timeline: Vec<TimelineJson>,
     pub problems: &'a [String],
 }
@@ -339,7 +348,12 @@ pub fn state_json<'a>(st: &'a GameState, tl: &'a super::Timeline, as_of: String)
         links: &st.links,
         counters: &st.counters,
         camps_lost: &st.camps_lost,
-        winner: st.winner.as_ref().map(|w| w.join("、")),
+        winner: st
+            .winner
+            .as_ref()
+            .filter(|w| !w.is_empty())
+            .map(|w| w.join("、")),
+        game_over: st.winner.is_some(),
         timeline: tl
             .entries
             .iter()
@@ -447,7 +461,7 @@ pub fn state_text(
         s.push_str(&format!("已判负：{}\n", st.camps_lost.join("、")));
     }
     if let Some(w) = &st.winner {
-        s.push_str(&format!("胜负：{} 胜利，游戏结束\n", w.join("、")));
+        s.push_str(&format!("胜负：{}\n", winner_text(w)));
     }
     for c in cards {
         s.push_str(&format!("牌：{c}\n"));
@@ -503,4 +517,13 @@ pub fn state_bbcode(game: &str, st: &GameState) -> String {
             .unwrap_or_else(|| "无".into())
     ));
     s
+}
+
+/// 「X 胜利，游戏结束」, or the draw when every camp was defeated.
+pub fn winner_text(w: &[String]) -> String {
+    if w.is_empty() {
+        "所有阵营均已判负，游戏结束（无人胜利）".into()
+    } else {
+        format!("{} 胜利，游戏结束", w.join("、"))
+    }
 }

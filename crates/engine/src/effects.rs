@@ -890,8 +890,10 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
             _ => {}
         }
     }
-    if let Some(w) = &cx.st.winner {
-        v.push(format!("{} 胜利，游戏结束", w.join("、")));
+    match &cx.st.winner {
+        Some(w) if w.is_empty() => v.push("所有阵营均已判负，游戏结束（无人胜利）".to_string()),
+        Some(w) => v.push(format!("{} 胜利，游戏结束", w.join("、"))),
+        None => {}
     }
     v
 }

@@ -1136,7 +1136,12 @@ impl<'a> Ctx<'a> {
                 .map(|c| c.clause().to_string())
                 .next()
                 .unwrap_or_else(|| "某未判负阵营满足其胜利条件之一，或场上仅有一个阵营尚未被判负时，宣布此阵营胜利、游戏结束。".into());
-            self.note(format!("{} 胜利，游戏结束", w.join("、")), &clause);
+            let text = if w.is_empty() {
+                "所有阵营均已判负，游戏结束（无人胜利）".to_string()
+            } else {
+                format!("{} 胜利，游戏结束", w.join("、"))
+            };
+            self.note(text, &clause);
         }
         self.announcements.splice(0..0, effects::announce(self));
     }
@@ -1287,6 +1292,11 @@ pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
         .filter(|c| !st.camps_lost.contains(&c.name))
         .filter(|c| !rules.individual_camps.contains(&c.name))
         .collect();
+    // every camp defeated (e.g. the last wolf and the last 大特 out the same night): the game
+    // is over and nobody wins
+    if standing.is_empty() {
+        return Some(Vec::new());
+    }
     let mut won: Vec<String> = standing
         .iter()
         .filter(|c| c.win.iter().any(|w| holds(rules, st, &c.name, w)))

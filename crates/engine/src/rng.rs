@@ -44,3 +44,22 @@ pub fn seed_from(text: &str) -> u64 {
     }
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_seed_draws_the_same_distinct_items() {
+        let pool: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        let a = Rng::new(7).pick_n(&pool, 4);
+        let b = Rng::new(7).pick_n(&pool, 4);
+        assert_eq!(a, b);
+        let mut u = a.clone();
+        u.sort();
+        u.dedup();
+        assert_eq!(u.len(), 4);
+        assert_ne!(Rng::new(8).pick_n(&pool, 4), a);
+        assert_eq!(Rng::new(1).pick_n(&pool[..2], 5).len(), 2);
+    }
+}

@@ -99,7 +99,7 @@ pub struct Expect {
     /// Each is contained in some line of the director's notes.
     #[serde(default)]
     pub log: Vec<String>,
-    /// A camp, several joined by `、`, or `none`.
+    /// A camp, several joined by `、`, `none` (game goes on) or `draw` (every camp defeated).
     #[serde(default)]
     pub winner: Option<String>,
     #[serde(default)]
@@ -346,11 +346,11 @@ fn compare(tag: &str, e: &Expect, out: &crate::resolve::Outcome, errs: &mut Vec<
         }
     }
     if let Some(w) = &e.winner {
-        let got = out
-            .winner
-            .as_ref()
-            .map(|w| w.join("、"))
-            .unwrap_or_else(|| "none".into());
+        let got = match &out.winner {
+            None => "none".to_string(),
+            Some(w) if w.is_empty() => "draw".to_string(),
+            Some(w) => w.join("、"),
+        };
         if &got != w {
             errs.push(format!("{tag}: winner {got}, want {w}\n{}", notes()));
         }

@@ -358,3 +358,63 @@ fn initial_counters(rules: &EngineRules, skills: &[String]) -> BTreeMap<String, 
     }
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> EngineRules {
+        toml::from_str(
+            r#"
+[[camp]]
+name = "甲"
+[[role]]
+name = "民"
+camp = "甲"
+clause = "x"
+[skill]
+[[night]]
+id = "n"
+clause = "x"
+"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn seat_neighbours_wrap_around_and_keep_dead_seats() {
+        let r = rules();
+        let seats: Vec<(String, String)> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|n| (n.to_string(), "民".to_string()))
+            .collect();
+        let mut st = GameState::new(&r, &seats).unwrap();
+        st.player_mut("b").unwrap().out = Some(Out {
+            at: Moment {
+                day: 1,
+                phase: Phase::Night,
+            },
+            cause: "x".into(),
+            causes: vec!["x".into()],
+            order: 1,
+        });
+        let (l, rr) = st.neighbours("a").unwrap();
+        assert_eq!((l.name.as_str(), rr.name.as_str()), ("d", "b"));
+        let (l, rr) = st.neighbours("c").unwrap();
+        assert_eq!(
+            (l.name.as_str(), rr.name.as_str()),
+            ("b", "d"),
+            "a dead seat stays a neighbour"
+        );
+    }
+
+    #[test]
+    fn unknown_role_and_duplicate_player_are_setup_errors() {
+        let r = rules();
+        let e = GameState::new(&r, &[("a".into(), "狼".into())]).unwrap_err();
+        assert_eq!(e.to_string(), "player `a`: unknown role `狼`");
+        let e = GameState::new(&r, &[("a".into(), "民".into()), ("a".into(), "民".into())])
+            .unwrap_err();
+        assert_eq!(e.to_string(), "player `a` is listed twice");
+    }
+}
