@@ -128,7 +128,11 @@ fn check(
             ));
         }
         Some(s) if s.lost => return Err(format!("{} 已失去技能<{}>", a.actor, a.skill)),
-        Some(s) if s.uses_left == Some(0) && def.gains.is_empty() => {
+        Some(s)
+            if s.uses_left == Some(0)
+                && def.gains.is_empty()
+                && !refreshed_earlier(rules, input, steps, a) =>
+        {
             return Err(format!("{} 的<{}>已用完", a.actor, a.skill));
         }
         _ => {}
@@ -252,4 +256,29 @@ fn check(
         }
     }
     crate::effects::precheck_convert(rules, st, def, a)
+}
+
+/// A used-up <限定> skill that a `refresh-limited` action earlier in tonight's step order
+/// makes usable again (Q5: 激励 before 隼眼).
+fn refreshed_earlier(rules: &EngineRules, input: &PhaseInput, steps: &[&Step], a: &Action) -> bool {
+    if rules.skill(&a.skill).and_then(|d| d.uses) != Some(1) {
+        return false;
+    }
+    let pos = |skill: &str| {
+        steps
+            .iter()
+            .position(|s| s.skills.iter().any(|k| k == skill))
+    };
+    let Some(mine) = pos(&a.skill) else {
+        return false;
+    };
+    input.actions.iter().any(|b| {
+        b.targets.contains(&a.actor)
+            && rules.skill(&b.skill).is_some_and(|d| {
+                d.effects
+                    .iter()
+                    .any(|e| matches!(e, crate::rules::Effect::RefreshLimited))
+            })
+            && pos(&b.skill).is_some_and(|p| p < mine)
+    })
 }
