@@ -39,6 +39,9 @@ const SEATS: &[(&str, &str)] = &[
 
 impl Game {
     fn new(name: &str) -> Game {
+        Game::with_events(name, "")
+    }
+    fn with_events(name: &str, events: &str) -> Game {
         let dir = scratch_dir(&format!("night-{name}"));
         let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
         let mut cfg = format!(
@@ -69,6 +72,7 @@ closes = "2026-03-05 21:00"
                 i + 1
             ));
         }
+        cfg.push_str(events);
         std::fs::write(dir.join("game.toml"), cfg).unwrap();
         Game { dir }
     }
@@ -506,4 +510,52 @@ fn check_rules_lists_every_role_with_its_supported_skills() {
         assert!(out.contains(line), "missing `{line}` in:\n{out}");
     }
     assert!(!out.contains('！'), "a skill without behaviour:\n{out}");
+}
+
+#[test]
+fn the_directors_out_and_lose_events_go_through_the_death_path() {
+    // 村长 out by vote at day 1's 关门 (the contract's English cause), the wolves surrender.
+    let g = Game::with_events(
+        "events",
+        r#"
+[[event]]
+kind = "out"
+player = "村长"
+at = "2026-03-03 21:00"
+cause = "vote"
+[[event]]
+kind = "lose"
+camp = "狼人阵营"
+at = "2026-03-03 21:00"
+"#,
+    );
+    // Cupid links 狼1 and 民1: they elope into 黑情侣阵营, so the game goes on after the surrender.
+    let n0 = N0.replace("[\"民1\", \"民2\"]", "[\"民1\", \"狼1\"]");
+    assert_eq!(g.night(0, &n0, "text").0, 0);
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "村长")["out"]["cause"], "投票");
+    let seer = player(&st, "预言")["skills"].as_array().unwrap().clone();
+    assert_eq!(seer[0]["name"], "预言");
+    assert_eq!(
+        seer[0]["lost"], true,
+        "村长 out by vote: the seer loses 预言"
+    );
+    assert_eq!(st["camps_lost"], serde_json::json!(["狼人阵营"]));
+    assert_eq!(st["winner"], serde_json::Value::Null);
+    // 寡妇刀: the lovers gain 杀人.
+    let kill = |n: &str| {
+        player(&st, n)["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "杀人" && s["lost"] == false)
+    };
+    assert!(kill("民1") && kill("狼1") && !kill("狼2"));
+    // Night 1: the wolves' kill is bad input now, and so is the seer's check.
+    let (code, _, err) = g.night(1, N1, "text");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("狼2 已失去技能<杀人>") && err.contains("预言 已失去技能<预言>"),
+        "{err}"
+    );
 }

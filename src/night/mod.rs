@@ -177,7 +177,7 @@ pub fn replay(
                         break;
                     }
                     Err(Rejected::GameOver(w)) => {
-                        problems.push(format!("{label} 在游戏结束（{w} 胜利）之后，未结算"));
+                        problems.push(format!("{label} 在游戏结束之后（{w}），未结算"));
                         break;
                     }
                     Err(e) => {
@@ -251,7 +251,11 @@ fn apply_event(
     };
     match e {
         Event::Out { player, cause, .. } if st.player(player).is_some_and(|p| p.alive()) => {
-            run(vec![(player.clone(), cause.clone())], Vec::new(), st)?;
+            run(
+                vec![(player.clone(), rules.cause(cause).to_string())],
+                Vec::new(),
+                st,
+            )?;
         }
         Event::Lose { camp, .. } => {
             if rules.camp_index(camp).is_none() {

@@ -467,6 +467,9 @@ pub fn state_text(
         s.push_str(&format!("牌：{c}\n"));
     }
     s.push_str("\n时间线：\n");
+    if !tl.entries.iter().any(|e| e.kind != "event") {
+        s.push_str("  （尚无结算的夜晚或确认的白天：以上为配置中的初始局势）\n");
+    }
     for e in tl.entries.iter().filter(|e| e.kind != "event") {
         s.push_str(&format!(
             "  {}{}\n",

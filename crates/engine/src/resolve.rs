@@ -154,7 +154,7 @@ pub enum Resolution {
 pub enum Rejected {
     #[error("{}", .0.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"))]
     Invalid(Vec<Invalid>),
-    #[error("the game is already over (winner: {0})")]
+    #[error("the game is already over ({0})")]
     GameOver(String),
     #[error("{0}")]
     Other(String),
@@ -234,7 +234,11 @@ pub fn resolve(
     input: &PhaseInput,
 ) -> Result<Resolution, Rejected> {
     if let Some(w) = &state.winner {
-        return Err(Rejected::GameOver(w.join("、")));
+        return Err(Rejected::GameOver(if w.is_empty() {
+            "every camp was defeated".into()
+        } else {
+            format!("winner: {}", w.join("、"))
+        }));
     }
     let canonical = canonical_skills(rules, state, input);
     let input = &canonical;

@@ -48,6 +48,10 @@ pub struct EngineRules {
     /// Causes of going out, as the director and the engine name them, with the clause.
     #[serde(default)]
     pub causes: BTreeMap<String, String>,
+    /// Other names directors write for a cause in `[[event]] kind = "out"` (the contract's
+    /// `vote`, `red-card`, …) → the rule set's cause.
+    #[serde(default)]
+    pub cause_aliases: BTreeMap<String, String>,
     /// The morning 公示: the clause the bbcode format follows.
     #[serde(default)]
     pub announce_clause: String,
@@ -810,6 +814,13 @@ pub struct CampLostRule {
 }
 
 impl EngineRules {
+    /// The rule set's name for a cause a director wrote (`vote` → 投票).
+    pub fn cause<'a>(&'a self, written: &'a str) -> &'a str {
+        self.cause_aliases
+            .get(written)
+            .map_or(written, |s| s.as_str())
+    }
+
     pub fn role(&self, name: &str) -> Option<&RoleDef> {
         self.roles
             .iter()
