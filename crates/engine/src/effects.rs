@@ -4,21 +4,34 @@
 mod any_out;
 mod conversion;
 mod damage;
+mod info;
+mod recruit;
+mod traps;
 
 pub(crate) use any_out::{
     announce_counters, on_any_out, public_counters, settle_follow_out, tell_senses,
 };
 pub(crate) use conversion::{convert, precheck_convert};
 pub(crate) use damage::{blast, settle_damage, settle_exorcise, warded};
+pub(crate) use recruit::settle_recruits;
+pub(crate) use traps::{burned, holds_effect, order_key, settle_traps};
 
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop};
+use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop, Used};
 use crate::rules::{Effect, SkillDef, Step};
 use crate::state::{Link, Phase, SkillState};
 
 /// Apply a submitted (validated) action: spend a use, lose what using it loses, run its
 /// effects as marks.
 pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+    cx.used.push(Used {
+        actor: a.actor.clone(),
+        skill: a.skill.clone(),
+        targets: a.targets.clone(),
+        void: false,
+    });
+    lock_targets(cx, def, a);
+    count_use(cx, a);
     if let Some(p) = cx.st.player_mut(&a.actor) {
         if let Some(s) = p.skills.get_mut(&a.skill)
             && let Some(u) = &mut s.uses_left
@@ -73,6 +86,58 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
                 }
             }
             Effect::Protect { .. } => mark(&mut cx.protects, a),
+            Effect::Recruit { .. } => recruit::queue(cx, a),
+            Effect::BecomeRole { role } => {
+                recruit::convert_into(cx, &a.actor, role, true, false);
+                let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+                cx.note(format!("{} 变为{role}", a.actor), &def.clause);
+                cx.tell(
+                    &a.actor,
+                    format!("你变为{role}（{}）。", camp.unwrap_or_default()),
+                );
+            }
+            Effect::Shroud => {
+                for t in &a.targets {
+                    cx.shrouds.push((
+                        Mark {
+                            target: t.clone(),
+                            actor: a.actor.clone(),
+                            skill: a.skill.clone(),
+                        },
+                        a.choice.clone(),
+                    ));
+                }
+            }
+            Effect::Burn { .. } | Effect::Retaliate => mark(&mut cx.traps, a),
+            Effect::AttacksAsPoison => {
+                let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+                if let Some(c) = camp {
+                    cx.poison_camps.push((c, a.skill.clone()));
+                }
+            }
+            Effect::Restrict { announce } => info::restrict(cx, a, announce),
+            Effect::RevealCamp => info::reveal_camp(cx, a),
+            Effect::Observe { role } => {
+                if !a.targets.is_empty() {
+                    info::observe(cx, a, *role)
+                }
+            }
+            Effect::CountCamps => {
+                if a.targets.is_empty() {
+                    info::count_camps(cx, a)
+                }
+            }
+            Effect::Pipe {
+                status,
+                join_role,
+                notice,
+                announce,
+                ..
+            } => info::pipe(cx, a, status, join_role, notice, announce),
+            Effect::Force { notice } => info::force(cx, a, notice)?,
+            Effect::Hunt { camp } => traps::hunt(cx, camp, a),
+            Effect::Relay { to_role, max_chars } => info::relay(cx, a, to_role, *max_chars)?,
+            Effect::RefreshLimited => info::refresh_limited(cx, a),
             Effect::Save => mark(&mut cx.saves, a),
             Effect::Poison => mark(&mut cx.poisons, a),
             Effect::SeeKills => {
@@ -143,10 +208,113 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             | Effect::OutCounter { .. }
             | Effect::SenseNeighbours { .. }
             | Effect::Disguise { .. }
-            | Effect::FollowOut { .. } => {}
+            | Effect::FollowOut { .. }
+            | Effect::AttackImmunity
+            | Effect::FirstOutImmunity { .. }
+            | Effect::Dodge
+            | Effect::SenseCamp
+            | Effect::Tally
+            | Effect::Grievance { .. }
+            | Effect::Mutiny { .. } => {}
         }
     }
+    refresh_gains(cx);
     Ok(())
+}
+
+/// `once_per_target` / `cooldown_by_targets`: the targets chosen are locked for the skill.
+fn lock_targets(cx: &mut Ctx, def: &SkillDef, a: &Action) {
+    let night = cx.input.moment.day;
+    let until = if def.once_per_target {
+        None
+    } else if def.cooldown_by_targets {
+        Some(night + a.targets.len() as u32)
+    } else {
+        return;
+    };
+    for t in &a.targets {
+        cx.st.target_locks.push(crate::state::TargetLock {
+            skill: a.skill.clone(),
+            target: t.clone(),
+            until_night: until,
+        });
+    }
+}
+
+/// The counter a `gains` rule reads for "uses of skill X" (`X已用`).
+pub(crate) fn uses_counter(skill: &str) -> String {
+    format!("{skill}已用")
+}
+
+fn count_use(cx: &mut Ctx, a: &Action) {
+    let counted = cx.rules.skills.values().any(|d| {
+        d.gains
+            .iter()
+            .any(|g| g.uses.as_deref() == Some(a.skill.as_str()))
+    });
+    if counted && let Some(p) = cx.st.player_mut(&a.actor) {
+        let k = uses_counter(&a.skill);
+        let v = p.counter(&k) + 1;
+        p.counters.insert(k, v);
+    }
+}
+
+/// Uses gained so far (`gains`): each holder's skill gets the uses its sources have earned
+/// since last time (the earned total is kept in the counter `X+`).
+pub(crate) fn refresh_gains(cx: &mut Ctx) {
+    let piped = |cx: &Ctx, status: &str| {
+        cx.st
+            .players
+            .iter()
+            .filter(|p| p.has_status(status))
+            .count() as i64
+    };
+    let mut changes: Vec<(String, String, i64, String)> = Vec::new();
+    for p in &cx.st.players {
+        for (k, s) in &p.skills {
+            let Some(d) = cx.rules.skill(k) else { continue };
+            if d.gains.is_empty() || s.lost {
+                continue;
+            }
+            let mut earned = 0i64;
+            let mut clause = String::new();
+            for g in &d.gains {
+                let n = if g.outs {
+                    cx.st.outs as i64
+                } else if let Some(u) = &g.uses {
+                    p.counter(&uses_counter(u))
+                } else if let Some(st) = &g.status {
+                    piped(cx, st)
+                } else {
+                    0
+                };
+                let e = n / g.per.max(1) as i64;
+                if e > 0 {
+                    clause = g.clause.clone();
+                }
+                earned += e;
+            }
+            let key = format!("{k}+");
+            let had = p.counter(&key);
+            if earned > had {
+                changes.push((p.name.clone(), k.clone(), earned - had, clause));
+            }
+        }
+    }
+    for (name, k, add, clause) in changes {
+        let p = cx.st.player_mut(&name).expect("exists");
+        let key = format!("{k}+");
+        let had = p.counter(&key);
+        p.counters.insert(key, had + add);
+        if let Some(s) = p.skills.get_mut(&k) {
+            s.uses_left = Some(s.uses_left.unwrap_or(0) + add as u32);
+        }
+        let alive = p.alive();
+        cx.note(format!("{name} 的<{k}>次数+{add}"), &clause);
+        if alive {
+            cx.tell(&name, format!("你的<{k}>次数+{add}。"));
+        }
+    }
 }
 
 fn mark(list: &mut Vec<Mark>, a: &Action) {
@@ -404,6 +572,7 @@ pub(crate) fn on_out(
                 }
             }
         }
+        Effect::Recruit { .. } => recruit::pass_on(cx, name, skill)?,
         Effect::DieWithLink { link } => {
             for other in cx.st.linked(name, link) {
                 if cx.st.player(&other).is_some_and(|p| p.alive()) {
@@ -536,7 +705,28 @@ pub(crate) fn on_out(
         | Effect::SenseNeighbours { .. }
         | Effect::Convert { .. }
         | Effect::Disguise { .. }
-        | Effect::FollowOut { .. } => {}
+        | Effect::FollowOut { .. }
+        | Effect::Shroud
+        | Effect::AttackImmunity
+        | Effect::FirstOutImmunity { .. }
+        | Effect::Dodge
+        | Effect::Burn { .. }
+        | Effect::Retaliate
+        | Effect::AttacksAsPoison
+        | Effect::Restrict { .. }
+        | Effect::RevealCamp
+        | Effect::Observe { .. }
+        | Effect::CountCamps
+        | Effect::Pipe { .. }
+        | Effect::Force { .. }
+        | Effect::Hunt { .. }
+        | Effect::Relay { .. }
+        | Effect::RefreshLimited
+        | Effect::SenseCamp
+        | Effect::Tally
+        | Effect::BecomeRole { .. }
+        | Effect::Grievance { .. }
+        | Effect::Mutiny { .. } => {}
     }
     Ok(())
 }
@@ -559,6 +749,44 @@ pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
         .cloned()
         .collect();
     for r in rules {
+        if let Some(cause) = &r.members_out {
+            let who: Vec<String> = cx
+                .st
+                .alive()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .filter(|p| r.pool_role.as_ref() != Some(&p.role))
+                .map(|p| p.name.clone())
+                .collect();
+            for w in who {
+                if let Err(stop) = cx.go_out(&w, cause, None, &r.clause) {
+                    cx.deferred.get_or_insert(stop);
+                }
+            }
+        }
+        if let (Some(role), Some(to)) = (&r.pool_role, &r.pool_to_camp) {
+            let who: Vec<String> = cx
+                .st
+                .alive()
+                .filter(|p| p.camp.as_deref() == Some(camp) && &p.role == role)
+                .map(|p| p.name.clone())
+                .collect();
+            for w in who {
+                cx.st.player_mut(&w).expect("exists").camp = Some(to.clone());
+                cx.note(format!("{camp} 判负，{w} 变为{to}"), &r.clause);
+            }
+        }
+        if let Some(status) = &r.clear_status {
+            for p in &mut cx.st.players {
+                p.statuses.retain(|s| &s.name != status);
+            }
+            if let Some(a) = &r.announce {
+                cx.announcements.push(a.clone());
+            }
+            cx.note(
+                format!("{camp} 判负，所有角色的{status}状态解除"),
+                &r.clause,
+            );
+        }
         if let Some(skill) = &r.remove_skill {
             let who: Vec<String> = cx
                 .st
@@ -668,4 +896,284 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
         None => {}
     }
     v
+}
+
+/// Extra actions a night a skill allows (`pipe.extra_if_smallest`: once more while the
+/// actor's camp is the unique smallest).
+pub(crate) fn extra_uses(
+    _rules: &crate::rules::EngineRules,
+    st: &crate::state::GameState,
+    def: &SkillDef,
+    actor: &str,
+) -> u32 {
+    let camp = st.player(actor).and_then(|p| p.camp.clone());
+    def.effects
+        .iter()
+        .filter(|e| match e {
+            Effect::Pipe {
+                extra_if_smallest, ..
+            } => {
+                !extra_if_smallest.is_empty()
+                    && camp
+                        .as_deref()
+                        .is_some_and(|c| st.unique_smallest(c, extra_if_smallest))
+            }
+            _ => false,
+        })
+        .count() as u32
+}
+
+/// `sense-camp`: holders whose camp changed during the night are told (at its end).
+pub(crate) fn sense_camps(cx: &mut Ctx) {
+    let mut told = Vec::new();
+    for (name, before) in &cx.start_camps {
+        let Some(p) = cx.st.player(name) else {
+            continue;
+        };
+        if !p.alive() || &p.camp == before {
+            continue;
+        }
+        let holds = p.skills.iter().any(|(k, s)| {
+            !s.lost
+                && cx
+                    .rules
+                    .skill(k)
+                    .is_some_and(|d| d.effects.iter().any(|e| matches!(e, Effect::SenseCamp)))
+        });
+        if holds {
+            told.push((
+                name.clone(),
+                p.camp.clone().unwrap_or_else(|| "无阵营".into()),
+            ));
+        }
+    }
+    for (n, c) in told {
+        cx.tell(&n, format!("你的阵营变为【{c}】。"));
+    }
+}
+
+/// The `grievance` effect `name` holds, with its skill.
+fn grievance_of(cx: &Ctx, name: &str) -> Option<(String, Effect)> {
+    let p = cx.st.player(name)?;
+    p.skills.iter().filter(|(_, s)| !s.lost).find_map(|(k, _)| {
+        cx.rules
+            .skill(k)?
+            .effects
+            .iter()
+            .find_map(|e| matches!(e, Effect::Grievance { .. }).then(|| (k.clone(), e.clone())))
+    })
+}
+
+/// `grievance` on an out: a night kill by another camp counts for the victim's camp; once
+/// the camp has risen, the first such killer is announced.
+pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
+    if cx.input.moment.phase != Phase::Night {
+        return;
+    }
+    let Some(killer) = cx.source.clone() else {
+        return;
+    };
+    mutiny_count(cx, name, &killer);
+    let Some((skill, Effect::Grievance { status, reveal, .. })) = grievance_of(cx, name) else {
+        return;
+    };
+    let Some(camp) = cx.st.player(name).and_then(|p| p.camp.clone()) else {
+        return;
+    };
+    let Some(k) = cx.st.player(&killer).cloned() else {
+        return;
+    };
+    if k.camp.as_deref() == Some(camp.as_str()) {
+        return;
+    }
+    let key = format!("{skill}:{camp}");
+    let n = cx.st.counters.get(&key).copied().unwrap_or(0) + 1;
+    cx.st.counters.insert(key, n);
+    let risen = cx.st.player(name).is_some_and(|p| p.has_status(&status));
+    let shown = format!("{skill}公示:{camp}");
+    if risen && k.has_status(&shown) {
+        let clause = cx.skill_clause(&skill);
+        cx.note(
+            format!("{killer} 再次击杀{camp}的乱世流民，承受一次来自 {name} 的指杀"),
+            &clause,
+        );
+        cx.late_attacks.push(Attack {
+            target: killer.clone(),
+            actor: name.to_string(),
+            skill: skill.clone(),
+            step: cx.step.clone(),
+            cause: "指杀".into(),
+        });
+    } else if risen && !cx.st.counters.contains_key(&shown) {
+        cx.st.counters.insert(shown.clone(), 1);
+        cx.st
+            .player_mut(&killer)
+            .expect("exists")
+            .statuses
+            .push(crate::state::Status {
+                name: shown,
+                until_day: None,
+            });
+        let text = reveal
+            .replace("{killer}", &killer)
+            .replace("{role}", &k.role)
+            .replace("{camp}", k.camp.as_deref().unwrap_or("无阵营"));
+        let clause = cx.skill_clause(&skill);
+        cx.note(text.clone(), &clause);
+        cx.announcements.push(text);
+    }
+}
+
+/// `grievance` at the end of a night: camps whose count reached `at` rise (once).
+pub(crate) fn grievance_morning(cx: &mut Ctx) {
+    let mut rising: Vec<(String, String, String, String)> = Vec::new();
+    for (k, d) in &cx.rules.skills {
+        for e in &d.effects {
+            let Effect::Grievance {
+                at,
+                status,
+                announce,
+                ..
+            } = e
+            else {
+                continue;
+            };
+            for c in &cx.rules.camps {
+                let n = cx
+                    .st
+                    .counters
+                    .get(&format!("{k}:{}", c.name))
+                    .copied()
+                    .unwrap_or(0);
+                let done = format!("{k}已触发:{}", c.name);
+                if n >= *at && !cx.st.counters.contains_key(&done) {
+                    rising.push((k.clone(), c.name.clone(), status.clone(), announce.clone()));
+                }
+            }
+        }
+    }
+    for (skill, camp, status, announce) in rising {
+        cx.st.counters.insert(format!("{skill}已触发:{camp}"), 1);
+        let who: Vec<String> = cx
+            .st
+            .alive()
+            .filter(|p| p.camp.as_deref() == Some(camp.as_str()) && p.skills.contains_key(&skill))
+            .map(|p| p.name.clone())
+            .collect();
+        for w in &who {
+            cx.st
+                .player_mut(w)
+                .expect("exists")
+                .statuses
+                .push(crate::state::Status {
+                    name: status.clone(),
+                    until_day: None,
+                });
+        }
+        let text = announce.replace("{camp}", &camp);
+        let clause = cx.skill_clause(&skill);
+        cx.note(format!("{text}（{}）", who.join("、")), &clause);
+        cx.announcements.push(text);
+    }
+}
+
+/// The `mutiny` effect `name` holds, with its skill.
+fn mutiny_of(cx: &Ctx, name: &str) -> Option<(String, i64, String)> {
+    let p = cx.st.player(name)?;
+    p.skills.iter().filter(|(_, s)| !s.lost).find_map(|(k, _)| {
+        cx.rules.skill(k)?.effects.iter().find_map(|e| match e {
+            Effect::Mutiny { at, to_camp } => Some((k.clone(), *at, to_camp.clone())),
+            _ => None,
+        })
+    })
+}
+
+fn mutiny_count(cx: &mut Ctx, name: &str, killer: &str) {
+    let Some((skill, _, _)) = mutiny_of(cx, name) else {
+        return;
+    };
+    let camp = cx.st.player(name).and_then(|p| p.camp.clone());
+    if camp.is_none() || cx.st.player(killer).and_then(|p| p.camp.clone()) != camp {
+        return;
+    }
+    let key = format!("{skill}:{}", camp.unwrap_or_default());
+    let n = cx.st.counters.get(&key).copied().unwrap_or(0) + 1;
+    cx.st.counters.insert(key, n);
+}
+
+/// `mutiny` at the end of a night: each camp whose own-kill count reached a new multiple of
+/// `at` asks every living holder of that camp; `是` moves them to `to_camp`.
+pub(crate) fn mutiny(cx: &mut Ctx) -> Flow {
+    let mut asks: Vec<(String, String, String, i64)> = Vec::new();
+    for p in cx.st.alive() {
+        let Some((skill, at, to)) = mutiny_of(cx, &p.name) else {
+            continue;
+        };
+        let Some(camp) = p.camp.clone() else { continue };
+        let n = cx
+            .st
+            .counters
+            .get(&format!("{skill}:{camp}"))
+            .copied()
+            .unwrap_or(0);
+        let asked = cx
+            .st
+            .counters
+            .get(&format!("{skill}已询问:{camp}"))
+            .copied()
+            .unwrap_or(0);
+        let due = n / at.max(1);
+        if due > asked {
+            asks.push((p.name.clone(), skill, to, due));
+        }
+    }
+    let mut done: Vec<(String, i64)> = Vec::new();
+    for (name, skill, to, due) in asks {
+        let camp = cx
+            .st
+            .player(&name)
+            .and_then(|p| p.camp.clone())
+            .unwrap_or_default();
+        let clause = cx.skill_clause(&skill);
+        match cx.answer(&name, &skill) {
+            Some(a) if matches!(a.choice.as_deref(), Some("是" | "发动" | "yes")) => {
+                cx.st.player_mut(&name).expect("exists").camp = Some(to.clone());
+                cx.note(format!("{name} 发动<{skill}>，变为{to}"), &clause);
+                cx.tell(&name, format!("你发动<{skill}>，变为【{to}】。"));
+            }
+            Some(a) if matches!(a.choice.as_deref(), Some("否" | "不发动" | "no")) => {
+                cx.note(format!("{name} 不发动<{skill}>"), &clause);
+            }
+            Some(a) => return Err(cx.bad(&a, format!("<{skill}>的 choice 须为「是」或「否」"))),
+            None if cx.unanswered() => {
+                return Err(Stop::Prompt(Box::new(Prompt {
+                    player: name.clone(),
+                    skill: skill.clone(),
+                    question: format!(
+                        "{camp}的乱世流民被本阵营攻击出局已达条件，{name} 可发动<{skill}>变为{to}：在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" choice = \"是\"（或 \"否\"）"
+                    ),
+                    candidates: Vec::new(),
+                    may_pass: true,
+                    clause,
+                })));
+            }
+            None => cx.note(format!("{name} 的<{skill}>未记录，视为不发动"), &clause),
+        }
+        if !done.iter().any(|(c, _)| *c == camp) {
+            done.push((camp.clone(), due));
+        }
+    }
+    for (camp, due) in done {
+        for k in cx
+            .rules
+            .skills
+            .iter()
+            .filter(|(_, d)| d.effects.iter().any(|e| matches!(e, Effect::Mutiny { .. })))
+            .map(|(k, _)| k.clone())
+            .collect::<Vec<_>>()
+        {
+            cx.st.counters.insert(format!("{k}已询问:{camp}"), due);
+        }
+    }
+    Ok(())
 }

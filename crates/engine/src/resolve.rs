@@ -60,6 +60,19 @@ pub struct Death {
 pub struct Feedback {
     pub player: String,
     pub text: String,
+    /// The checkpoint at which it is released (关门后15分…), when the rule set has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// A skill used tonight (for traps and observations); `void` when it had no effect on the
+/// target (狩猎 on a 王道 target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Used {
+    pub actor: String,
+    pub skill: String,
+    pub targets: Vec<String>,
+    pub void: bool,
 }
 
 /// One line of the director's notes: what happened at which step, by which clause.
@@ -227,18 +240,43 @@ pub fn resolve(
             format!("winner: {}", w.join("、"))
         }));
     }
+    let canonical = canonical_skills(rules, state, input);
+    let input = &canonical;
     let steps: Vec<&Step> = match input.moment.phase {
         Phase::Night if input.moment.day == 0 => rules.start.iter().collect(),
         Phase::Night => rules.dusk.iter().chain(rules.night.iter()).collect(),
         Phase::Dusk => rules.dusk.iter().collect(),
         Phase::Day => Vec::new(),
     };
-    let invalid = validate::validate(rules, state, input, &steps);
+    // commit steps (征召) change the state before the other actions are checked
+    let n_commit = if input.moment.phase == Phase::Night && input.moment.day > 0 {
+        steps.iter().take_while(|s| s.commit).count()
+    } else {
+        0
+    };
+    let commit_skills: Vec<String> = steps[..n_commit]
+        .iter()
+        .flat_map(|s| s.skills.clone())
+        .collect();
+    let in_commit = |a: &Action| commit_skills.contains(&a.skill);
+    let invalid = validate::validate(rules, state, input, &steps, &|a| {
+        n_commit > 0 && !in_commit(a)
+    });
     if !invalid.is_empty() {
         return Err(Rejected::Invalid(invalid));
     }
     let mut cx = Ctx::new(rules, state.clone(), input);
-    match cx.run(&steps) {
+    let flow = (|| {
+        if n_commit > 0 {
+            cx.run_steps(&steps[..n_commit])?;
+            let invalid = validate::validate(rules, &cx.st, input, &steps, &in_commit);
+            if !invalid.is_empty() {
+                return Err(Stop::Many(invalid));
+            }
+        }
+        cx.run(&steps[n_commit..])
+    })();
+    match flow {
         Ok(()) => Ok(Resolution::Done(cx.finish())),
         Err(Stop::Prompt(prompt)) => Ok(Resolution::NeedInput {
             prompt: *prompt,
@@ -247,13 +285,66 @@ pub fn resolve(
             },
         }),
         Err(Stop::Bad(i)) => Err(Rejected::Invalid(vec![*i])),
+        Err(Stop::Many(v)) => Err(Rejected::Invalid(v)),
     }
+}
+
+/// The input with every skill alias replaced by the skill's name.
+fn canonical_skills(rules: &EngineRules, state: &GameState, input: &PhaseInput) -> PhaseInput {
+    let mut out = input.clone();
+    let fits = |k: &str| {
+        rules.skill(k).is_some_and(|d| match d.timing {
+            Timing::Start => input.moment.day == 0 && input.moment.phase == Phase::Night,
+            Timing::Night | Timing::Dusk => input.moment.day > 0,
+            _ => true,
+        })
+    };
+    for a in &mut out.actions {
+        let held = |k: &str| {
+            state
+                .player(&a.actor)
+                .is_some_and(|p| p.skills.contains_key(k))
+        };
+        if rules.skill(&a.skill).is_some() && held(&a.skill) && fits(&a.skill) {
+            continue;
+        }
+        // a skill of that name the actor holds and may use now (two leaders' <征召>;
+        // 支持 at 开局 and at the night's end)
+        if let Some((name, _)) = rules
+            .skills
+            .iter()
+            .find(|(k, d)| d.aliases.contains(&a.skill) && held(k.as_str()) && fits(k.as_str()))
+        {
+            a.skill = name.clone();
+            continue;
+        }
+        if rules.skill(&a.skill).is_some() {
+            continue;
+        }
+        let named: Vec<&String> = rules
+            .skills
+            .iter()
+            .filter(|(_, d)| d.aliases.contains(&a.skill))
+            .map(|(k, _)| k)
+            .collect();
+        // the actor's own skill of that name first (two leaders' <征召>)
+        let held = |k: &str| {
+            state
+                .player(&a.actor)
+                .is_some_and(|p| p.skills.contains_key(k))
+        };
+        if let Some(name) = named.iter().find(|k| held(k.as_str())).or(named.first()) {
+            a.skill = (*name).clone();
+        }
+    }
+    out
 }
 
 /// Why the loop stopped early.
 pub(crate) enum Stop {
     Prompt(Box<Prompt>),
     Bad(Box<Invalid>),
+    Many(Vec<Invalid>),
 }
 
 pub(crate) type Flow = Result<(), Stop>;
@@ -289,11 +380,38 @@ pub(crate) struct Ctx<'a> {
     pub senses: Vec<Feedback>,
     /// A `settle = "follow-out"` step is still to come in this phase.
     pub follow_step_ahead: bool,
+    /// `shroud` marks with the actor's choice (what investigations of the target say).
+    pub shrouds: Vec<(Mark, Option<String>)>,
+    /// `burn` / `retaliate` traps.
+    pub traps: Vec<Mark>,
+    /// Camps whose attacks settle as poisons tonight, with the skill that made it so.
+    pub poison_camps: Vec<(String, String)>,
+    /// Every skill used tonight, in order.
+    pub used: Vec<Used>,
+    /// The checkpoint feedback is released at (from the last step that named one).
+    pub checkpoint: Option<String>,
+    /// `recruit` actions waiting for the end of their step.
+    pub recruits: Vec<Action>,
+    /// Camps at the start of the phase (for `sense-camp`).
+    pub start_camps: Vec<(String, Option<String>)>,
+    /// A prompt raised where the loop could not stop (a camp-lost out), raised at the end.
+    pub deferred: Option<Stop>,
+    /// A settlement step has run (later acting steps skip players out by then).
+    pub settled: bool,
+    /// Who is behind the attack or poison being settled (for `grievance`).
+    pub source: Option<String>,
+    /// Attacks raised during settlement, for a `late-kills` step.
+    pub late_attacks: Vec<Attack>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(rules: &'a EngineRules, st: GameState, input: &'a PhaseInput) -> Self {
-        Ctx {
+        let start_camps = st
+            .players
+            .iter()
+            .map(|p| (p.name.clone(), p.camp.clone()))
+            .collect();
+        let mut cx = Ctx {
             rules,
             st,
             input,
@@ -316,7 +434,20 @@ impl<'a> Ctx<'a> {
             exorcisms: Vec::new(),
             senses: Vec::new(),
             follow_step_ahead: false,
-        }
+            shrouds: Vec::new(),
+            traps: Vec::new(),
+            poison_camps: Vec::new(),
+            used: Vec::new(),
+            checkpoint: None,
+            recruits: Vec::new(),
+            start_camps,
+            deferred: None,
+            settled: false,
+            source: None,
+            late_attacks: Vec::new(),
+        };
+        effects::refresh_gains(&mut cx);
+        cx
     }
 
     pub fn note(&mut self, text: impl Into<String>, clause: &str) {
@@ -331,6 +462,7 @@ impl<'a> Ctx<'a> {
         self.feedback.push(Feedback {
             player: player.to_string(),
             text: text.into(),
+            at: self.checkpoint.clone(),
         });
     }
 
@@ -338,20 +470,37 @@ impl<'a> Ctx<'a> {
         match self.input.moment.phase {
             Phase::Day => self.run_day()?,
             _ => {
-                self.follow_step_ahead = steps.iter().any(|s| s.settle == Some(Settle::FollowOut));
-                for step in steps {
-                    self.step = step.id.clone();
-                    match step.settle {
-                        Some(s) => self.settle(step, s)?,
-                        None => self.act(step)?,
-                    }
-                }
+                self.run_steps(steps)?;
                 self.check_losses();
+                effects::sense_camps(self);
+                effects::grievance_morning(self);
+                effects::mutiny(self)?;
             }
+        }
+        if let Some(stop) = self.deferred.take() {
+            return Err(stop);
         }
         effects::tell_senses(self);
         self.unused_answers();
         self.end_of_phase();
+        Ok(())
+    }
+
+    pub(crate) fn run_steps(&mut self, steps: &[&Step]) -> Flow {
+        self.follow_step_ahead = steps.iter().any(|s| s.settle == Some(Settle::FollowOut));
+        for step in steps {
+            self.step = step.id.clone();
+            if let Some(c) = &step.checkpoint {
+                self.checkpoint = Some(c.clone());
+            }
+            match step.settle {
+                Some(s) => {
+                    self.settle(step, s)?;
+                    self.settled = true;
+                }
+                None => self.act(step)?,
+            }
+        }
         Ok(())
     }
 
@@ -403,7 +552,15 @@ impl<'a> Ctx<'a> {
             for i in idx {
                 self.applied.insert(i);
                 let a = self.input.actions[i].clone();
+                // a step after a settlement step: players out by now no longer act
+                if self.settled && self.st.player(&a.actor).is_some_and(|p| !p.alive()) {
+                    self.note(format!("{a}：{} 已出局，不再发动", a.actor), &def.clause);
+                    continue;
+                }
                 let holds = self.st.player(&a.actor).is_some_and(|p| p.can_use(skill));
+                if !holds && !def.gains.is_empty() {
+                    return Err(self.bad(&a, format!("{} 的<{skill}>此时已没有次数", a.actor)));
+                }
                 if !holds {
                     self.note(format!("{a}：技能已失去，略过"), &def.clause);
                     continue;
@@ -412,7 +569,12 @@ impl<'a> Ctx<'a> {
             }
             // <强制> skills without targets run for every holder (通灵); <强制> start skills
             // nobody submitted are drawn at random (「技能选择的身份或技能目标随机决定」).
-            if def.forced && matches!(def.timing, Timing::Night | Timing::Start | Timing::Dusk) {
+            if def.forced
+                && matches!(
+                    def.timing,
+                    Timing::Night | Timing::Start | Timing::Dusk | Timing::StartAndNight
+                )
+            {
                 let holders: Vec<String> = self
                     .st
                     .players
@@ -456,6 +618,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
+        effects::settle_recruits(self);
         Ok(())
     }
 
@@ -470,9 +633,39 @@ impl<'a> Ctx<'a> {
     fn settle(&mut self, step: &Step, kind: Settle) -> Flow {
         match kind {
             Settle::Kills => {
-                let attacks = self.attacks.clone();
+                let mut attacks = self.attacks.clone();
+                attacks.sort_by_key(|a| effects::order_key(self, step, &a.skill, &a.actor));
                 for atk in &attacks {
-                    self.settle_attack(step, atk)?;
+                    let camp = self.st.player(&atk.actor).and_then(|p| p.camp.clone());
+                    if let Some((_, by)) = self
+                        .poison_camps
+                        .iter()
+                        .find(|(c, _)| Some(c) == camp.as_ref())
+                    {
+                        let by = by.clone();
+                        self.note(
+                            format!(
+                                "{} 的指杀（{}）按照毒药的方式判定（<{by}>）",
+                                atk.actor, atk.target
+                            ),
+                            &self.skill_clause(&by),
+                        );
+                        continue;
+                    }
+                    if self.stopped_by_loss(&atk.actor, &atk.skill, &atk.target) {
+                        continue;
+                    }
+                    self.source = Some(atk.actor.clone());
+                    let r = self.settle_attack(step, atk);
+                    self.source = None;
+                    r?;
+                    self.check_losses();
+                }
+            }
+            Settle::Traps => effects::settle_traps(self, step)?,
+            Settle::LateKills => {
+                for atk in std::mem::take(&mut self.late_attacks) {
+                    self.settle_attack(step, &atk)?;
                     self.check_losses();
                 }
             }
@@ -485,18 +678,143 @@ impl<'a> Ctx<'a> {
             }
             Settle::AnnounceCounters => effects::announce_counters(self, step),
             Settle::Poison => {
-                for m in self.poisons.clone() {
+                let mut marks: Vec<Mark> = Vec::new();
+                for atk in self.attacks.clone() {
+                    let camp = self.st.player(&atk.actor).and_then(|p| p.camp.clone());
+                    if let Some((_, by)) = self
+                        .poison_camps
+                        .iter()
+                        .find(|(c, _)| Some(c) == camp.as_ref())
+                    {
+                        marks.push(Mark {
+                            target: atk.target.clone(),
+                            actor: atk.actor.clone(),
+                            skill: by.clone(),
+                        });
+                    }
+                }
+                marks.extend(self.poisons.clone());
+                marks.sort_by_key(|m| effects::order_key(self, step, &m.skill, &m.actor));
+                for m in marks {
                     let clause = self
                         .rules
                         .skill(&m.skill)
                         .map(|d| d.clause.clone())
                         .unwrap_or_default();
-                    self.go_out(&m.target, &m.skill, None, &clause)?;
+                    if self.stopped_by_loss(&m.actor, &m.skill, &m.target)
+                        || self.poison_stopped(step, &m)
+                    {
+                        continue;
+                    }
+                    self.source = Some(m.actor.clone());
+                    let r = self.go_out(&m.target, &m.skill, None, &clause);
+                    self.source = None;
+                    r?;
                     self.check_losses();
                 }
             }
         }
         Ok(())
+    }
+
+    /// `lost_camps_stop`: the actor's camp is defeated, so the action is not settled (noted).
+    fn stopped_by_loss(&mut self, actor: &str, skill: &str, target: &str) -> bool {
+        let Some(clause) = self.rules.lost_camps_stop.clone() else {
+            return false;
+        };
+        let Some(camp) = self.st.player(actor).and_then(|p| p.camp.clone()) else {
+            return false;
+        };
+        if !self.st.camps_lost.contains(&camp) {
+            return false;
+        }
+        self.note(
+            format!("{camp} 已判负，{actor} 的<{skill}>（{target}）中止结算"),
+            &clause,
+        );
+        true
+    }
+
+    /// The poison checks of a `poison` step: whether this poison is stopped (noted).
+    fn poison_stopped(&mut self, step: &Step, m: &Mark) -> bool {
+        if self.st.player(&m.target).is_some_and(|p| !p.alive()) {
+            return false;
+        }
+        for check in &step.checks {
+            let why: Option<(String, String)> = match check {
+                Check::Shrouded => self
+                    .shrouds
+                    .iter()
+                    .find(|(s, _)| s.target == m.target)
+                    .map(|(s, _)| (format!("是<{}>的目标", s.skill), s.skill.clone())),
+                Check::SoleProtected => self.sole_protector(&m.target),
+                Check::FirstOutImmunity => self.spend_first_out(&m.target),
+                Check::Dodge => self.spend_dodge(&m.target),
+                _ => None,
+            };
+            if let Some((why, skill)) = why {
+                let clause = self.skill_clause(&skill);
+                self.note(
+                    format!(
+                        "{} 的<{}>（{}）无效：{} {why}",
+                        m.actor, m.skill, m.target, m.target
+                    ),
+                    &clause,
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The protection whose only target tonight is `t`: (why, skill).
+    fn sole_protector(&self, t: &str) -> Option<(String, String)> {
+        let m = self.protects.iter().find(|m| m.target == t)?;
+        let n = self
+            .protects
+            .iter()
+            .filter(|x| x.actor == m.actor && x.skill == m.skill)
+            .count();
+        (n == 1).then(|| (format!("是<{}>的唯一目标", m.skill), m.skill.clone()))
+    }
+
+    fn spend_first_out(&mut self, t: &str) -> Option<(String, String)> {
+        let (skill, counter) = self
+            .st
+            .player(t)?
+            .skills
+            .iter()
+            .filter(|(_, s)| !s.lost)
+            .find_map(|(k, _)| {
+                self.rules.skill(k)?.effects.iter().find_map(|e| match e {
+                    crate::rules::Effect::FirstOutImmunity { counter } => {
+                        Some((k.clone(), counter.clone()))
+                    }
+                    _ => None,
+                })
+            })?;
+        let p = self.st.player_mut(t)?;
+        if p.counter(&counter) != 0 {
+            return None;
+        }
+        p.counters.insert(counter, 1);
+        Some((format!("<{skill}>免疫第一次出局"), skill))
+    }
+
+    fn spend_dodge(&mut self, t: &str) -> Option<(String, String)> {
+        let skill = effects::holds_effect(self, t, |e| matches!(e, crate::rules::Effect::Dodge))?;
+        let p = self.st.player_mut(t)?;
+        let s = p.skills.get_mut(&skill)?;
+        match s.uses_left {
+            Some(0) => return None,
+            Some(u) => s.uses_left = Some(u - 1),
+            None => {}
+        }
+        self.tell(
+            t,
+            format!("你即将出局，自动消耗一次<{skill}>，免疫此次出局。"),
+        );
+        Some((format!("消耗1次<{skill}>，不出局"), skill))
     }
 
     fn settle_attack(&mut self, step: &Step, atk: &Attack) -> Flow {
@@ -565,6 +883,70 @@ impl<'a> Ctx<'a> {
                 Check::Out => {
                     return self.go_out(&atk.target, &atk.cause, None, &step.clause);
                 }
+                Check::Shrouded => {
+                    if let Some((m, _)) = self
+                        .shrouds
+                        .iter()
+                        .find(|(m, _)| m.target == atk.target)
+                        .cloned()
+                    {
+                        let clause = self.skill_clause(&m.skill);
+                        self.note(
+                            format!(
+                                "{} 的指杀（{}）无效：{} 是<{}>的目标",
+                                atk.actor, atk.target, atk.target, m.skill
+                            ),
+                            &clause,
+                        );
+                        return Ok(());
+                    }
+                }
+                Check::Burned => {
+                    if let Some(status) = effects::burned(self, &atk.target) {
+                        self.note(
+                            format!("{} 已被{status}，被指杀立即出局", atk.target),
+                            &step.clause,
+                        );
+                        return self.go_out(&atk.target, &atk.cause, None, &step.clause);
+                    }
+                }
+                Check::AttackImmune => {
+                    if let Some(skill) = effects::holds_effect(self, &atk.target, |e| {
+                        matches!(e, crate::rules::Effect::AttackImmunity)
+                    }) {
+                        let clause = self.skill_clause(&skill);
+                        self.note(
+                            format!(
+                                "{} 的指杀（{}）无效：<{skill}>免疫指杀",
+                                atk.actor, atk.target
+                            ),
+                            &clause,
+                        );
+                        return Ok(());
+                    }
+                }
+                Check::SavedOnce => {
+                    if let Some(i) = self.saves.iter().position(|m| m.target == atk.target) {
+                        let m = self.saves.remove(i);
+                        let clause = self.skill_clause(&m.skill);
+                        self.note(
+                            format!(
+                                "{} 被指杀，该次指杀抵消一次<{}>，不出局",
+                                atk.target, m.skill
+                            ),
+                            &clause,
+                        );
+                        return Ok(());
+                    }
+                }
+                Check::Dodge => {
+                    if let Some((why, skill)) = self.spend_dodge(&atk.target) {
+                        let clause = self.skill_clause(&skill);
+                        self.note(format!("{} 被指杀，{why}", atk.target), &clause);
+                        return Ok(());
+                    }
+                }
+                Check::SoleProtected | Check::FirstOutImmunity => {}
             }
         }
         Ok(())
@@ -630,6 +1012,8 @@ impl<'a> Ctx<'a> {
                 .unwrap_or_default(),
             None => cause.to_string(),
         };
+        effects::grievance_on_out(self, name);
+        self.source = None; // chains caused by this out are not the attacker's
         effects::on_any_out(self, name)?;
         for skill in self.st.on_out_skills(self.rules, name) {
             let Some(def) = self.rules.skill(&skill) else {
@@ -688,7 +1072,7 @@ impl<'a> Ctx<'a> {
             let on_out = self
                 .rules
                 .skill(&a.skill)
-                .is_some_and(|d| d.timing == Timing::OnOut);
+                .is_some_and(|d| matches!(d.timing, Timing::OnOut | Timing::Prompt));
             if on_out && !self.answered.contains(&i) {
                 self.log.push(LogEntry {
                     step: "—".into(),
@@ -784,8 +1168,75 @@ impl<'a> Ctx<'a> {
 }
 
 /// Whether a win/loss condition holds for `camp` in `st`.
-pub fn holds(_rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> bool {
+#[allow(clippy::only_used_in_recursion)]
+pub fn holds(rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> bool {
+    let with_role = |roles: &[String]| {
+        st.players
+            .iter()
+            .filter(|p| roles.contains(&p.role))
+            .collect::<Vec<_>>()
+    };
     match c {
+        Condition::All { of, .. } => of.iter().all(|x| holds(rules, st, camp, x)),
+        Condition::RolesOut { roles, .. } => with_role(roles).iter().all(|p| !p.alive()),
+        Condition::RoleAlive { role, .. } => st.alive().any(|p| &p.role == role),
+        Condition::NoneAlive {
+            role,
+            unless_status,
+            ..
+        } => !st
+            .alive()
+            .any(|p| &p.role == role && unless_status.as_deref().is_none_or(|s| !p.has_status(s))),
+        Condition::MembersOut {
+            camp: c2,
+            not_roles,
+            at_least,
+            ..
+        } => {
+            let c2 = c2.as_deref().unwrap_or(camp);
+            let members: Vec<_> = st
+                .players
+                .iter()
+                .filter(|p| p.camp.as_deref() == Some(c2) && !not_roles.contains(&p.role))
+                .collect();
+            let out = members.iter().filter(|p| !p.alive()).count();
+            match at_least {
+                Some(n) => out >= *n as usize,
+                None => out == members.len(),
+            }
+        }
+        Condition::AliveOnly { roles, .. } => st.alive().all(|p| roles.contains(&p.role)),
+        Condition::AfterNight { night, .. } => st.last_night.is_some_and(|n| n >= *night),
+        Condition::PoolAllInCamp { role, min, .. } => {
+            let pool: Vec<_> = st.alive().filter(|p| &p.role == role).collect();
+            pool.len() >= *min as usize && pool.iter().all(|p| p.camp.as_deref() == Some(camp))
+        }
+        Condition::StatusShare {
+            camps,
+            not_roles,
+            status,
+            share,
+            ..
+        } => {
+            let v: Vec<_> = st
+                .alive()
+                .filter(|p| {
+                    p.camp.as_ref().is_some_and(|c| camps.contains(c))
+                        && !not_roles.contains(&p.role)
+                })
+                .collect();
+            let with = v.iter().filter(|p| p.has_status(status)).count();
+            (with as f64) >= share * v.len() as f64
+        }
+        Condition::OutOrStatus { roles, status, .. } => with_role(roles)
+            .iter()
+            .all(|p| !p.alive() || p.has_status(status)),
+        Condition::UniqueSmallestBelow { camps, below, .. } => {
+            st.unique_smallest(camp, camps) && st.camp_size(camp) < *below as usize
+        }
+        Condition::CampsLost {
+            camps, at_least, ..
+        } => camps.iter().filter(|c| st.camps_lost.contains(c)).count() >= *at_least as usize,
         Condition::AllOut { roles, linker, .. } => {
             let mut members: Vec<&crate::state::PlayerState> = st
                 .players
@@ -843,6 +1294,7 @@ pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
         .camps
         .iter()
         .filter(|c| !st.camps_lost.contains(&c.name))
+        .filter(|c| !rules.individual_camps.contains(&c.name))
         .collect();
     // every camp defeated (e.g. the last wolf and the last 大特 out the same night): the game
     // is over and nobody wins

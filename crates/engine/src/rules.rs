@@ -62,6 +62,18 @@ pub struct EngineRules {
     /// on-out choice, no private feedback (灵族杀 挂机 after a red card).
     #[serde(default)]
     pub idle_statuses: Vec<String>,
+    /// The combined order in which `recruit` slots (roles) are filled when several
+    /// recruiters act in the same step (皇权争霸: 军师/密探/战将/太医/精锐/侍卫/祭司/锦衣).
+    #[serde(default)]
+    pub recruit_order: Vec<String>,
+    /// Camps whose members win or lose each on their own: never counted as the one camp
+    /// still standing, never a camp's win (独立阵营).
+    #[serde(default)]
+    pub individual_camps: Vec<String>,
+    /// When set (to the clause), attacks and poisons by members of a camp already defeated
+    /// are not settled (皇权争霸「该阵营所进行的技能也全部中止结算」).
+    #[serde(default)]
+    pub lost_camps_stop: Option<String>,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -119,6 +131,69 @@ pub enum Condition {
         holder_role: Option<String>,
         clause: String,
     },
+    /// Every condition of `of` holds (their clauses are parts of this one).
+    All { of: Vec<Condition>, clause: String },
+    /// Every player holding one of `roles` (any camp) is out; nobody holding them counts as out.
+    RolesOut { roles: Vec<String>, clause: String },
+    /// A player holding `role` is in the game.
+    RoleAlive { role: String, clause: String },
+    /// No player holding `role` is in the game, except (with `unless_status`) ones holding it.
+    NoneAlive {
+        role: String,
+        #[serde(default)]
+        unless_status: Option<String>,
+        clause: String,
+    },
+    /// Members of `camp` (default: this camp) not holding `not_roles` that are out: at least
+    /// `at_least`, or (without it) all of them (nobody counts as all).
+    MembersOut {
+        #[serde(default)]
+        camp: Option<String>,
+        #[serde(default)]
+        not_roles: Vec<String>,
+        #[serde(default)]
+        at_least: Option<u32>,
+        clause: String,
+    },
+    /// Every living player holds one of `roles`.
+    AliveOnly { roles: Vec<String>, clause: String },
+    /// Night `night` has been resolved (the next day has begun).
+    AfterNight { night: u32, clause: String },
+    /// Every living player of `role` is in this camp, and there are at least `min` of them.
+    PoolAllInCamp {
+        role: String,
+        min: u32,
+        clause: String,
+    },
+    /// Of the living members of `camps` not holding `not_roles`, at least `share` hold
+    /// `status` (nobody living: holds).
+    StatusShare {
+        camps: Vec<String>,
+        #[serde(default)]
+        not_roles: Vec<String>,
+        status: String,
+        share: f64,
+        clause: String,
+    },
+    /// Every player holding one of `roles` is out or holds `status`.
+    OutOrStatus {
+        roles: Vec<String>,
+        status: String,
+        clause: String,
+    },
+    /// This camp is the unique smallest of `camps` (lost ones not counted) and has fewer
+    /// than `below` living members.
+    UniqueSmallestBelow {
+        camps: Vec<String>,
+        below: u32,
+        clause: String,
+    },
+    /// At least `at_least` of `camps` are defeated.
+    CampsLost {
+        camps: Vec<String>,
+        at_least: u32,
+        clause: String,
+    },
 }
 
 impl Condition {
@@ -126,7 +201,19 @@ impl Condition {
         match self {
             Condition::AllOut { clause, .. }
             | Condition::AliveShare { clause, .. }
-            | Condition::CounterAtLeast { clause, .. } => clause,
+            | Condition::CounterAtLeast { clause, .. }
+            | Condition::All { clause, .. }
+            | Condition::RolesOut { clause, .. }
+            | Condition::RoleAlive { clause, .. }
+            | Condition::NoneAlive { clause, .. }
+            | Condition::MembersOut { clause, .. }
+            | Condition::AliveOnly { clause, .. }
+            | Condition::AfterNight { clause, .. }
+            | Condition::PoolAllInCamp { clause, .. }
+            | Condition::StatusShare { clause, .. }
+            | Condition::OutOrStatus { clause, .. }
+            | Condition::UniqueSmallestBelow { clause, .. }
+            | Condition::CampsLost { clause, .. } => clause,
         }
     }
 }
@@ -161,10 +248,15 @@ pub enum Timing {
     Dusk,
     /// During the night, in its step.
     Night,
+    /// At 开局 and during the night (征召).
+    StartAndNight,
     /// When its holder goes out (最后一枪, 殉情, 殉职).
     OnOut,
     /// Always on; consulted by checks (长寿之命).
     Passive,
+    /// Asked of its holder when its condition is met (谋反); answered up front in the
+    /// actions file like an on-out choice, or the loop stops with a prompt.
+    Prompt,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -203,12 +295,43 @@ pub struct SkillDef {
     /// Skills the holder loses once this one is used.
     #[serde(default)]
     pub on_use_lose: Vec<String>,
+    /// Other names the post uses for this skill (an action may name either).
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// A counted skill ([X]) that may be used several times a night while uses last
+    /// (「标明有数字的技能，若数量足够，一晚可发动多次」): one action per use.
+    #[serde(default)]
+    pub multi: bool,
+    /// Uses gained during the game: +1 for every `per` of the source (see `UseGain`).
+    #[serde(default)]
+    pub gains: Vec<UseGain>,
+    /// Each target at most once per game, whoever holds the skill (雪隐).
+    #[serde(default)]
+    pub once_per_target: bool,
+    /// Choosing X targets locks each of them for the next X nights (守护之盾).
+    #[serde(default)]
+    pub cooldown_by_targets: bool,
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub clause: String,
     /// Red-text notes and 补充说明 that refine the skill (quoted).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// +1 use of the skill for every `per` of: `outs` (players out in the game), `uses` (times
+/// the holder used that skill), or `status` (players who ever held that status).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UseGain {
+    pub per: u32,
+    #[serde(default)]
+    pub outs: bool,
+    #[serde(default)]
+    pub uses: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    pub clause: String,
 }
 
 impl SkillDef {
@@ -362,6 +485,119 @@ pub enum Effect {
     /// skill); at night at the `settle = "follow-out"` step if the night has one still to
     /// come, otherwise at once (灵散).
     FollowOut { role: String },
+    /// Start/night: the actor names candidates in order; each still of `from_role` (and, at
+    /// night, of the actor's camp — any camp when the actor's camp is the unique smallest of
+    /// `smallest_of`, not counting lost camps; never a player whose camp's `immune_status`
+    /// holds) fills the next empty slot of `into`, in `recruit_order` across every recruiter
+    /// of the step. At night only a slot whose holder is out is empty. The recruit gets the
+    /// slot role's skills when the actor's role is in `full_roles` (else none: a blank), with
+    /// the previous holder's uses when `inherit_uses`, fresh ones otherwise. When the holder
+    /// of this skill goes out, it passes to the first living holder of `into` (征召).
+    Recruit {
+        from_role: String,
+        into: Vec<String>,
+        #[serde(default)]
+        full_roles: Vec<String>,
+        #[serde(default)]
+        inherit_uses: bool,
+        #[serde(default)]
+        smallest_of: Vec<String>,
+        #[serde(default)]
+        immune_status: Option<String>,
+    },
+    /// The target is immune to attacks and poison this night, before burns count; investigations
+    /// of the target this night answer what the actor's `choice` says (a camp name for camp
+    /// feedback, any other text for skill feedback; parts split by `；`) (雪隐).
+    Shroud,
+    /// Passive: attacks on the holder are invalid (统领「免疫指杀」).
+    AttackImmunity,
+    /// Passive: the first time the holder would go out by poison it does not (统领「免疫第一次出局」);
+    /// spent via `counter`.
+    FirstOutImmunity { counter: String },
+    /// Passive with uses: a pending out (attack or poison) spends one use instead (避险).
+    Dodge,
+    /// A trap on the target: every special (role not `not_role`) of `camp` that used a
+    /// skill on the target this night gets `status` (lasting); the status holders and every
+    /// member of the actor's camp are told (劫火).
+    Burn {
+        camp: String,
+        status: String,
+        #[serde(default)]
+        not_role: Option<String>,
+    },
+    /// A trap on the target: every player not of the actor's camp who used a skill on the
+    /// target this night is attacked by the actor, after the night's other attacks (业炎).
+    Retaliate,
+    /// Tonight every attack by the actor's camp settles as a poison, first in the poison
+    /// order; 通灵-like feedback still sees it (摧坚).
+    AttacksAsPoison,
+    /// Next night, players not of the actor's camp may target only themselves and their two
+    /// nearest living seat neighbours (ring); `announce` is published in the morning (暴风雪).
+    Restrict {
+        #[serde(default)]
+        announce: Option<String>,
+    },
+    /// Private feedback: the target's camp as shown (雪隐 may change it) (验人).
+    RevealCamp,
+    /// Private feedback: what the target did tonight and what was used on it (no results);
+    /// with `role`, also its role and camp (天眼 mode 1, 隼眼).
+    Observe {
+        #[serde(default)]
+        role: bool,
+    },
+    /// Private feedback: the living members of each camp (天眼 mode 2, no target).
+    CountCamps,
+    /// The target gets `status` (told `notice`); a target of `join_role` joins the actor's
+    /// camp secretly; any other target is announced with `announce` (`{target}`). With
+    /// `extra_if_smallest`, the skill may be used once more a night while the actor's camp is
+    /// the unique smallest of those camps (普度).
+    Pipe {
+        status: String,
+        join_role: String,
+        #[serde(default)]
+        notice: Option<String>,
+        #[serde(default)]
+        announce: Option<String>,
+        #[serde(default)]
+        extra_if_smallest: Vec<String>,
+    },
+    /// `targets[0]` uses its `choice`-th skill (1-based, in its role's order) on `targets[1]`
+    /// (or without a target) once more, spending a use; told `你被…迷惑`. Choosing oneself first
+    /// loses the skill (妖术).
+    Force { notice: String },
+    /// The target of `camp`: the actor loses this skill and is told; any other target takes
+    /// a poison, settled in the poison order under this skill (狩猎).
+    Hunt { camp: String },
+    /// The actor's `choice` (at most `max_chars` characters) is passed to the holders of
+    /// `to_role` (报信).
+    Relay { to_role: String, max_chars: usize },
+    /// The target's used-up <限定> skills (one use) are usable again (激励).
+    RefreshLimited,
+    /// Passive: at the end of each night the holder is told if their camp changed (感知).
+    SenseCamp,
+    /// Passive on a pool role: counts, per camp, holders put out at night by an attack or
+    /// poison of a player of another camp. At the end of a night where a camp's count has
+    /// reached `at` (once per camp), `announce` (`{camp}`) is published and every living
+    /// holder of that camp gets `status`; after that, the first player of another camp who
+    /// puts one of them out is announced with `reveal` (`{killer}`, `{role}`, `{camp}`); when
+    /// that player puts another of them out, the victim attacks the killer (settled at the
+    /// `settle = "late-kills"` step) (卫国).
+    Grievance {
+        at: i64,
+        status: String,
+        announce: String,
+        reveal: String,
+    },
+    /// Prompt-timed, on a pool role: counts, per camp, holders put out at night by an attack
+    /// or poison of a player of their own camp; each time a camp's count reaches another
+    /// multiple of `at`, at the end of the night every living holder of that camp is asked
+    /// (answer `choice = "是"` / `"否"`) whether to move to `to_camp` (谋反).
+    Mutiny { at: i64, to_camp: String },
+    /// The actor becomes `role` (its skills and camp) (起义).
+    BecomeRole { role: String },
+    /// No night behaviour: a vote weight `bansha tally` applies from the rule file's
+    /// `[vote]` section (皇权, 集群, 带队).
+    Tally,
 }
 
 impl Effect {
@@ -393,6 +629,30 @@ impl Effect {
                 reveal_role: Some(r),
                 ..
             } => vec![("role", r)],
+            Effect::Recruit {
+                from_role,
+                into,
+                full_roles,
+                smallest_of,
+                ..
+            } => std::iter::once(("role", from_role.as_str()))
+                .chain(into.iter().chain(full_roles).map(|r| ("role", r.as_str())))
+                .chain(smallest_of.iter().map(|c| ("camp", c.as_str())))
+                .collect(),
+            Effect::Burn { camp, not_role, .. } => std::iter::once(("camp", camp.as_str()))
+                .chain(not_role.as_deref().map(|r| ("role", r)))
+                .collect(),
+            Effect::Pipe {
+                join_role,
+                extra_if_smallest,
+                ..
+            } => std::iter::once(("role", join_role.as_str()))
+                .chain(extra_if_smallest.iter().map(|c| ("camp", c.as_str())))
+                .collect(),
+            Effect::Hunt { camp } => vec![("camp", camp)],
+            Effect::Relay { to_role, .. } | Effect::BecomeRole { role: to_role } => {
+                vec![("role", to_role)]
+            }
             _ => Vec::new(),
         }
     }
@@ -420,6 +680,7 @@ impl Effect {
                 | Effect::PassBadge { .. }
                 | Effect::DieWithLink { .. }
                 | Effect::StripOnOut { .. }
+                | Effect::Recruit { .. }
         )
     }
 }
@@ -453,6 +714,17 @@ pub struct Step {
     /// For `settle = "announce-counters"`: the words before each counter (黄昏后).
     #[serde(default)]
     pub label: Option<String>,
+    /// Its actions change the state before the rest of the night's actions are checked
+    /// (「被征召的角色当晚可以立即使用技能」).
+    #[serde(default)]
+    pub commit: bool,
+    /// For `kills`/`poison`: the settlement order of sources, `skill` or `skill@camp` (the
+    /// actor's camp); unlisted sources follow in marking order.
+    #[serde(default)]
+    pub order: Vec<String>,
+    /// Feedback produced from this step on is released at this checkpoint (关门后15分…).
+    #[serde(default)]
+    pub checkpoint: Option<String>,
     pub clause: String,
 }
 
@@ -473,6 +745,11 @@ pub enum Settle {
     FollowOut,
     /// Public counters are announced (with the step's `label`).
     AnnounceCounters,
+    /// `burn` then `retaliate` traps look at every skill used this night.
+    Traps,
+    /// Attacks raised during settlement (`grievance` retaliations), in the order of the
+    /// outs that raised them, each walking `checks`.
+    LateKills,
 }
 
 /// One check of the kill settlement list.
@@ -485,6 +762,20 @@ pub enum Check {
     FirstAttackImmunity,
     /// The target is saved: no death.
     Saved,
+    /// The target is a `shroud` target: invalid (before burns).
+    Shrouded,
+    /// The target holds a status of a `burn` effect: out, whatever protects it.
+    Burned,
+    /// The target holds an `attack-immunity` skill: invalid.
+    AttackImmune,
+    /// Each save mark cancels one attack and is spent.
+    SavedOnce,
+    /// The target holds a `dodge` skill with uses: one is spent, no death.
+    Dodge,
+    /// Poison: the target is the only target of its protector's protection tonight (守护之盾).
+    SoleProtected,
+    /// Poison: the target holds an unspent `first-out-immunity`: it is spent, no death.
+    FirstOutImmunity,
     /// The target goes out.
     Out,
 }
@@ -506,6 +797,19 @@ pub struct CampLostRule {
     /// The notice the affected players receive.
     #[serde(default)]
     pub notice: Option<String>,
+    /// Every living member not holding `pool_role` goes out with this cause (特殊身份全员出局).
+    #[serde(default)]
+    pub members_out: Option<String>,
+    /// Living members holding `pool_role` move to `pool_to_camp`.
+    #[serde(default)]
+    pub pool_role: Option<String>,
+    #[serde(default)]
+    pub pool_to_camp: Option<String>,
+    /// Every player loses this status, announced with `announce`.
+    #[serde(default)]
+    pub clear_status: Option<String>,
+    #[serde(default)]
+    pub announce: Option<String>,
     pub clause: String,
 }
 
@@ -655,6 +959,28 @@ impl Effect {
             Effect::Convert { .. } => "convert",
             Effect::Disguise { .. } => "disguise",
             Effect::FollowOut { .. } => "follow-out",
+            Effect::Recruit { .. } => "recruit",
+            Effect::Shroud => "shroud",
+            Effect::AttackImmunity => "attack-immunity",
+            Effect::FirstOutImmunity { .. } => "first-out-immunity",
+            Effect::Dodge => "dodge",
+            Effect::Burn { .. } => "burn",
+            Effect::Retaliate => "retaliate",
+            Effect::AttacksAsPoison => "attacks-as-poison",
+            Effect::Restrict { .. } => "restrict",
+            Effect::RevealCamp => "reveal-camp",
+            Effect::Observe { .. } => "observe",
+            Effect::CountCamps => "count-camps",
+            Effect::Pipe { .. } => "pipe",
+            Effect::Force { .. } => "force",
+            Effect::Hunt { .. } => "hunt",
+            Effect::Relay { .. } => "relay",
+            Effect::RefreshLimited => "refresh-limited",
+            Effect::SenseCamp => "sense-camp",
+            Effect::Tally => "tally",
+            Effect::BecomeRole { .. } => "become-role",
+            Effect::Grievance { .. } => "grievance",
+            Effect::Mutiny { .. } => "mutiny",
         }
     }
 }
@@ -667,7 +993,9 @@ fn skill_line(rules: &EngineRules, name: &str) -> String {
                 Timing::Start => "start",
                 Timing::Dusk => "dusk",
                 Timing::Night => "night",
+                Timing::StartAndNight => "start+night",
                 Timing::OnOut => "on-out",
+                Timing::Prompt => "prompt",
                 Timing::Passive => "passive",
             };
             let mut how: Vec<String> = vec![timing.to_string()];
@@ -725,11 +1053,20 @@ pub fn support_report(rules: &EngineRules) -> String {
         s.push_str(&format!("  警长（非身份）：{}\n", v.join("、")));
     }
     for r in &rules.on_camp_lost {
-        let what = match (&r.remove_skill, &r.grant_skill) {
+        let mut what = match (&r.remove_skill, &r.grant_skill) {
             (Some(x), _) => format!("失去<{x}>"),
             (_, Some(g)) => format!("{}获得<{g}>", r.to_link.as_deref().unwrap_or("")),
             _ => String::new(),
         };
+        if r.members_out.is_some() {
+            what.push_str("特殊身份全员出局");
+        }
+        if let (Some(role), Some(to)) = (&r.pool_role, &r.pool_to_camp) {
+            what.push_str(&format!("，{role}变为{to}"));
+        }
+        if let Some(st) = &r.clear_status {
+            what.push_str(&format!("，{st}状态解除"));
+        }
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
     }
     s

@@ -125,6 +125,29 @@ pub struct GameState {
     /// How many players have gone out so far.
     #[serde(default)]
     pub outs: u32,
+    /// Targets a skill may not choose (雪隐 once per target; 守护之盾 cooldowns).
+    #[serde(default)]
+    pub target_locks: Vec<TargetLock>,
+    /// Target restrictions for a coming night (暴风雪).
+    #[serde(default)]
+    pub restrictions: Vec<Restriction>,
+}
+
+/// `skill` may not target `target` until after night `until_night` (none: for the game).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetLock {
+    pub skill: String,
+    pub target: String,
+    pub until_night: Option<u32>,
+}
+
+/// On night `night`, players not of `spare_camp` may target only themselves and their two
+/// nearest living seat neighbours.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restriction {
+    pub night: u32,
+    pub spare_camp: Option<String>,
+    pub skill: String,
 }
 
 /// A problem building the initial state from the roster.
@@ -185,6 +208,8 @@ impl GameState {
             winner: None,
             last_night: None,
             outs: 0,
+            target_locks: Vec::new(),
+            restrictions: Vec::new(),
         })
     }
 
@@ -206,6 +231,49 @@ impl GameState {
         let i = self.index(name)?;
         let n = self.players.len();
         Some((&self.players[(i + n - 1) % n], &self.players[(i + 1) % n]))
+    }
+
+    /// The nearest living seat neighbours on the ring with the dead removed: (left, right);
+    /// none when `name` is the only one alive.
+    pub fn living_neighbours(&self, name: &str) -> Vec<String> {
+        let Some(i) = self.index(name) else {
+            return Vec::new();
+        };
+        let n = self.players.len();
+        let mut v = Vec::new();
+        for step in [n - 1, 1] {
+            let mut j = (i + step) % n;
+            while j != i {
+                if self.players[j].alive() {
+                    if !v.contains(&self.players[j].name) {
+                        v.push(self.players[j].name.clone());
+                    }
+                    break;
+                }
+                j = (j + step) % n;
+            }
+        }
+        v
+    }
+
+    /// Living members of `camp`.
+    pub fn camp_size(&self, camp: &str) -> usize {
+        self.alive()
+            .filter(|p| p.camp.as_deref() == Some(camp))
+            .count()
+    }
+
+    /// Whether `camp` is the unique smallest of `camps` by living members, not counting
+    /// camps in `camps_lost`.
+    pub fn unique_smallest(&self, camp: &str, camps: &[String]) -> bool {
+        if self.camps_lost.iter().any(|c| c == camp) {
+            return false;
+        }
+        let mine = self.camp_size(camp);
+        camps
+            .iter()
+            .filter(|c| *c != camp && !self.camps_lost.contains(c))
+            .all(|c| self.camp_size(c) > mine)
     }
 
     /// The other members of `name`'s links of this kind.

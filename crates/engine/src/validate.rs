@@ -12,9 +12,13 @@ pub(crate) fn validate(
     st: &GameState,
     input: &PhaseInput,
     steps: &[&Step],
+    skip: &dyn Fn(&Action) -> bool,
 ) -> Vec<Invalid> {
     let mut out = Vec::new();
     for (i, a) in input.actions.iter().enumerate() {
+        if skip(a) {
+            continue;
+        }
         if let Err(reason) = check(rules, st, input, steps, i, a) {
             out.push(Invalid {
                 index: i + 1,
@@ -90,7 +94,7 @@ fn check(
     match def.timing {
         Timing::Passive => return Err(format!("<{}>是被动技能，无需提交", a.skill)),
         // an answer given up front; checked when (if) the trigger fires
-        Timing::OnOut => {
+        Timing::OnOut | Timing::Prompt => {
             if input.actions[..i]
                 .iter()
                 .any(|b| b.actor == a.actor && b.skill == a.skill)
@@ -101,6 +105,9 @@ fn check(
         }
         Timing::Start if !(input.moment.phase == Phase::Night && night == 0) => {
             return Err(format!("<{}>只在游戏开始时（第0夜）发动", a.skill));
+        }
+        Timing::StartAndNight if input.moment.phase != Phase::Night => {
+            return Err(format!("<{}>在游戏开始时或夜晚发动", a.skill));
         }
         Timing::Night | Timing::Dusk if input.moment.phase != Phase::Night || night == 0 => {
             return Err(format!("<{}>是夜晚技能，本阶段不能发动", a.skill));
@@ -121,7 +128,11 @@ fn check(
             ));
         }
         Some(s) if s.lost => return Err(format!("{} 已失去技能<{}>", a.actor, a.skill)),
-        Some(s) if s.uses_left == Some(0) => {
+        Some(s)
+            if s.uses_left == Some(0)
+                && def.gains.is_empty()
+                && !refreshed_earlier(rules, input, steps, a) =>
+        {
             return Err(format!("{} 的<{}>已用完", a.actor, a.skill));
         }
         _ => {}
@@ -165,6 +176,28 @@ fn check(
         if def.not_self && t == &a.actor {
             return Err(format!("<{}>不能以自己为目标", a.skill));
         }
+        if let Some(l) = st.target_locks.iter().find(|l| {
+            l.skill == a.skill && &l.target == t && l.until_night.is_none_or(|u| u >= night)
+        }) {
+            return Err(match l.until_night {
+                None => format!("<{}>对每名角色只能发动一次（{t} 已是其目标）", a.skill),
+                Some(u) => format!("<{}>第{u}夜之前不能再次选择 {t}", a.skill),
+            });
+        }
+        if let Some(r) = st
+            .restrictions
+            .iter()
+            .find(|r| r.night == night && r.spare_camp != actor.camp)
+            && t != &a.actor
+            && !st.living_neighbours(&a.actor).contains(t)
+        {
+            return Err(format!(
+                "<{}>之后的夜晚，{} 只能对自己和存活的相邻角色（{}）使用技能",
+                r.skill,
+                a.actor,
+                st.living_neighbours(&a.actor).join("、")
+            ));
+        }
         if def.no_repeat
             && st.last_night == Some(night.saturating_sub(1))
             && actor
@@ -175,9 +208,31 @@ fn check(
             return Err(format!("<{}>不能连续两晚选择同一目标 {t}", a.skill));
         }
     }
+    let earlier = input.actions[..i]
+        .iter()
+        .filter(|b| b.actor == a.actor && b.skill == a.skill)
+        .count() as u32;
+    let per_night = if def.multi {
+        u32::MAX
+    } else {
+        1 + crate::effects::extra_uses(rules, st, def, &a.actor)
+    };
+    if earlier >= per_night {
+        return Err("重复提交".into());
+    }
+    if def.multi
+        && def.gains.is_empty()
+        && actor
+            .skills
+            .get(&a.skill)
+            .and_then(|s| s.uses_left)
+            .is_some_and(|u| earlier >= u)
+    {
+        return Err(format!("{} 的<{}>次数不足", a.actor, a.skill));
+    }
     for b in &input.actions[..i] {
         if b.actor == a.actor && b.skill == a.skill {
-            return Err("重复提交".into());
+            continue;
         }
         if b.actor == a.actor && (def.exclusive_with.contains(&b.skill)) {
             return Err(format!("<{}>与<{}>不能在同一夜晚发动", a.skill, b.skill));
@@ -201,4 +256,29 @@ fn check(
         }
     }
     crate::effects::precheck_convert(rules, st, def, a)
+}
+
+/// A used-up <限定> skill that a `refresh-limited` action earlier in tonight's step order
+/// makes usable again (Q5: 激励 before 隼眼).
+fn refreshed_earlier(rules: &EngineRules, input: &PhaseInput, steps: &[&Step], a: &Action) -> bool {
+    if rules.skill(&a.skill).and_then(|d| d.uses) != Some(1) {
+        return false;
+    }
+    let pos = |skill: &str| {
+        steps
+            .iter()
+            .position(|s| s.skills.iter().any(|k| k == skill))
+    };
+    let Some(mine) = pos(&a.skill) else {
+        return false;
+    };
+    input.actions.iter().any(|b| {
+        b.targets.contains(&a.actor)
+            && rules.skill(&b.skill).is_some_and(|d| {
+                d.effects
+                    .iter()
+                    .any(|e| matches!(e, crate::rules::Effect::RefreshLimited))
+            })
+            && pos(&b.skill).is_some_and(|p| p < mine)
+    })
 }

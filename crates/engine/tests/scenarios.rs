@@ -102,3 +102,8 @@ fn lingzu_effect_names_are_checked() {
         "{err}"
     );
 }
+
+#[test]
+fn scenarios_huangquan() {
+    run_set("huangquan", 40);
+}

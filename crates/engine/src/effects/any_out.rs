@@ -85,6 +85,7 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         cx.senses.push(Feedback {
             player: holder,
             text,
+            at: None,
         });
     }
     // 灵散: at once, unless the night still has its follow-out step to come
