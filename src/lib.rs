@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod discuz;
 pub mod fetch;
 pub mod model;
+pub mod moderation;
 pub mod report;
 pub mod roster;
 pub mod rules;

@@ -5,6 +5,7 @@ mod common;
 mod daemon;
 mod demo;
 mod ingest;
+mod moderation;
 mod parse;
 mod testforum;
 mod votes;

@@ -4,6 +4,7 @@
 //! Every verdict bansha returns names the clause (quoted from the rule post) it applied.
 
 pub mod activity;
+pub mod moderation;
 pub mod vote;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,9 @@ pub struct RuleSet {
     pub meta: Meta,
     pub vote: vote::VoteRules,
     pub activity: activity::ActivityRules,
+    /// `[moderation]`: the 违规判定 clauses and cards (absent: flags are unavailable).
+    #[serde(default)]
+    pub moderation: Option<moderation::ModerationRules>,
     #[serde(skip)]
     pub path: PathBuf,
 }
@@ -55,6 +59,9 @@ impl RuleSet {
         }
         self.vote.validate(&self.path, errs);
         self.activity.validate(&self.path, errs);
+        if let Some(m) = &self.moderation {
+            m.validate(&self.path, errs);
+        }
     }
 }
 
@@ -97,6 +104,13 @@ mod tests {
     fn all_five_rule_files_check() {
         let sets = check_files(&all_rule_files()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sets.len(), 5);
+        for s in &sets {
+            assert!(
+                s.moderation.is_some(),
+                "{}: no [moderation]",
+                s.path.display()
+            );
+        }
     }
 
     #[test]
