@@ -7,6 +7,7 @@ pub mod config;
 pub mod daemon;
 pub mod discuz;
 pub mod fetch;
+pub mod flagging;
 pub mod model;
 pub mod moderation;
 pub mod report;

@@ -883,6 +883,9 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         "tally.bbcode",
         "activity.txt",
         "activity.json",
+        "flags.txt",
+        "flags.json",
+        "flags.bbcode",
         "posts.json",
         "DONE",
     ] {
@@ -894,7 +897,7 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         errors.contains("activity --day 1 --format bbcode: no rules"),
         "{errors}"
     );
-    assert_eq!(s.reports.len(), 7, "{:?}", s.reports);
+    assert_eq!(s.reports.len(), 10, "{:?}", s.reports);
 }
 
 #[test]

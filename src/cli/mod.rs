@@ -3,6 +3,7 @@
 
 mod activity;
 mod demo;
+mod flags;
 mod import;
 mod posts;
 mod sync;
@@ -64,6 +65,10 @@ pub enum Command {
     Activity(DayArgs),
     /// The 电梯楼 for a day, as BBCode.
     Elevator(DayArgs),
+    /// Flagged posts (banned phrasing, red/large text, 诈尸, floods); `confirm`, `dismiss`.
+    Flags(flags::FlagsArgs),
+    /// The card ledger with escalations; `withdraw`, `add`.
+    Cards(flags::CardsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -196,6 +201,8 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Tally(a) => tally::run(&a),
         Command::Activity(a) => activity::run_activity(&a),
         Command::Elevator(a) => activity::run_elevator(&a),
+        Command::Flags(a) => flags::run_flags(&a),
+        Command::Cards(a) => flags::run_cards(&a),
     }
 }
 

@@ -121,13 +121,14 @@ impl ReportWriter for PostsOnly {
     }
 }
 
-/// The report commands run at 关门, each in every format: `tally` and `activity`.
-pub const REPORT_COMMANDS: [&str; 2] = ["tally", "activity"];
+/// The report commands run at 关门, each in every format: `tally`, `activity` and the
+/// day's `flags` (the moderators' list, with a note where styling could not be checked).
+pub const REPORT_COMMANDS: [&str; 3] = ["tally", "activity", "flags"];
 pub const REPORT_FORMATS: [(&str, &str); 3] =
     [("text", "txt"), ("json", "json"), ("bbcode", "bbcode")];
 
 /// The reports a director publishes, written exactly as the report commands print them:
-/// `bansha tally` and `bansha activity` for the day in text, JSON and BBCode
+/// `bansha tally`, `bansha activity` and `bansha flags` for the day in text, JSON and BBCode
 /// (`tally.txt`, `tally.json`, `tally.bbcode`, …), plus `posts.json`. It runs the `bansha`
 /// executable (`exe`) against the game config, so the files match what the director gets
 /// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of

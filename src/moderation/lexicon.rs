@@ -159,7 +159,7 @@ pub fn homophone_variants(phrase: &str, cap: usize) -> Vec<String> {
     }
     // A spelling made of one letter per character (sb, nm) is too short to trust alone,
     // unless it is the way the phrase is written anyway.
-    out.retain(|v| v == phrase || v.chars().any(|c| !c.is_ascii()) || v.len() >= 3);
+    out.retain(|v| v == phrase || !v.is_ascii() || v.len() >= 3);
     out
 }
 

@@ -92,6 +92,10 @@ enum On {
     Original,
 }
 
+type Reject = fn(&str, usize, usize) -> bool;
+/// group, category, name, where it runs, regex, rejection.
+type Spec = (Group, Category, &'static str, On, String, Option<Reject>);
+
 struct Rule {
     group: Group,
     category: Category,
@@ -99,7 +103,7 @@ struct Rule {
     on: On,
     re: Regex,
     /// Reject a match (normalised text, match start, match end).
-    reject: Option<fn(&str, usize, usize) -> bool>,
+    reject: Option<Reject>,
 }
 
 pub struct Patterns {
@@ -142,7 +146,7 @@ pub fn compiled() -> &'static Patterns {
         use Group as G;
         let n = On::Normalized;
         let o = On::Original;
-        let specs: Vec<(G, K, &'static str, On, String, Option<fn(&str, usize, usize) -> bool>)> = vec![
+        let specs: Vec<Spec> = vec![
             (G::Director, K::DirectorTalk, "a conversation with the director (导演告诉我…)", n,
              r"导演(私下|刚刚|刚才|已经|昨天|今天|之前)?(私聊|私信)?(跟|和|对|给|同|告诉|回复|回)我(说|讲|的反馈|反馈|确认|讲过|说过|回复|的回复|透露|的回答|回答)".into(), Some(in_rule_discussion)),
             (G::Director, K::DirectorTalk, "telling what the director was asked (我问了导演…)", n,
@@ -170,7 +174,7 @@ pub fn compiled() -> &'static Patterns {
             (G::Identity, K::Identity, "unmasking a 马甲 (拆出/媳妇GET)", n,
              format!(r"媳妇get|(拆|认)(出|到)(了)?{C}{{0,6}}(马甲|是谁)|拆错(了)?{C}{{0,4}}马甲|(你|我|他|她){C}{{0,3}}马甲(是|叫|就是)|(是|就是){C}{{1,8}}的马甲|马甲杀|通马甲"), None),
             (G::Identity, K::Identity, "a 马甲杀 with the reason hidden (我XX杀/理由不能说)", n,
-             format!(r"我(xx|x|\?\?|某某|马甲)杀|理由不能说[^。\n]{{0,8}}(吃牌|违规|判)"), None),
+             r"我(xx|x|\?\?|某某|马甲)杀|理由不能说[^。\n]{0,8}(吃牌|违规|判)".into(), None),
             (G::Evidence, K::Evidence, "a chat-log line (name + time with seconds)", o,
              r"(?m)^[ \t]*[^\s:：，。]{1,20}[ \t]+\(?\d{1,2}:\d{2}:\d{2}\)?".into(), None),
             (G::Evidence, K::Evidence, "a chat-log header (date, time, name(QQ))", o,

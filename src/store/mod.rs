@@ -16,6 +16,7 @@
 //!   never from author-filtered pages.
 //! - A locked body (banned author, 仅作者可见…) never adds a revision over readable content.
 
+mod flags;
 mod quote;
 mod schema;
 
@@ -30,6 +31,7 @@ use crate::model::{
     EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,
 };
 
+pub use flags::{CardRow, FlagRow, NewFlag};
 pub use quote::resolve_quotes;
 
 #[derive(Debug, thiserror::Error)]
