@@ -810,3 +810,169 @@ cause = "vote"
         assert!(out.contains("enlarged text could not be checked"), "{out}");
     }
 }
+
+/// The daemon scans each new post and revision as it is stored, over loopback HTTP.
+mod daemon {
+    use std::sync::Arc;
+
+    use bansha::config::Config;
+    use bansha::daemon::Daemon;
+    use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
+    use bansha::store::Store;
+    use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
+    use bansha::time::{Clock, ManualClock, parse_local};
+
+    const DISC: u64 = 1001;
+
+    fn ts(s: &str) -> i64 {
+        parse_local(s, chrono_tz::Asia::Shanghai).unwrap()
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn new_posts_edits_quotes_styles_and_deletions() {
+        let mut spec = ForumSpec::default();
+        spec.site.human_time = false;
+        spec.site.now = Some("2026-03-04 12:00".into());
+        spec.users = ["导演", "傻树", "白色防御者"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| UserSpec {
+                uid: 101 + i as u64,
+                name: n.to_string(),
+                password: None,
+            })
+            .collect();
+        spec.forums = vec![ForumInfo {
+            fid: 2,
+            name: "版杀".into(),
+        }];
+        spec.threads = vec![ThreadSpec {
+            tid: DISC,
+            fid: 2,
+            subject: "D1 讨论帖".into(),
+            posts: vec![
+                PostSpec::new("导演", "2026-03-04 09:00", "讨论开始，卧槽"),
+                PostSpec::new("傻树", "2026-03-04 09:10", "我是好人"),
+            ],
+        }];
+        let forum = TestForum::start(spec).unwrap();
+        let dir = crate::common::scratch_dir("moderation-daemon");
+        let rules =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+        let cfg_path = dir.join("game.toml");
+        std::fs::write(
+            &cfg_path,
+            format!(
+                r#"[forum]
+base_url = "{}"
+min_interval_ms = 5
+[daemon]
+request_timeout_ms = 700
+retries = 2
+backoff_ms = 10
+[game]
+name = "测试局"
+rules = "{}"
+db = "game.sqlite"
+directors = ["导演"]
+[[player]]
+name = "傻树"
+[[player]]
+name = "白色防御者"
+[[day]]
+number = 1
+discussion = [{DISC}]
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+"#,
+                forum.base_url(),
+                rules.display()
+            ),
+        )
+        .unwrap();
+        let cfg = Config::load(&cfg_path).unwrap();
+        let clock = Arc::new(ManualClock::new(ts("2026-03-04 12:00")));
+        let store = Store::open(&cfg.db_path()).unwrap();
+        let fetcher =
+            Fetcher::new(FetchOptions::from_config(&cfg), CookieJar::new(), None).unwrap();
+        let mut d = Daemon::new(
+            cfg.clone(),
+            store,
+            fetcher,
+            clock.clone(),
+            dir.join("reports"),
+        );
+        let fk = cfg.forum_key();
+
+        let s = block_on(d.step()).unwrap();
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert!(
+            s.new_flags.is_empty(),
+            "the director's words are not flagged: {s:?}"
+        );
+
+        clock.advance(60);
+        forum.set_now(clock.now());
+        let bad = forum.add_post(DISC, "傻树", "白色防御者你个傻逼", clock.now());
+        forum.add_reply(DISC, "白色防御者", "别骂人", clock.now(), bad);
+        forum.add_post(
+            DISC,
+            "白色防御者",
+            "[color=#FF0000]查杀傻树[/color]",
+            clock.now(),
+        );
+        forum.add_post(DISC, "傻树", "[size=6]我是预言家[/size]", clock.now());
+        let s = block_on(d.step()).unwrap();
+        let flags = d.store().flags(&fk).unwrap();
+        let cats: Vec<(&str, &str)> = flags
+            .iter()
+            .map(|f| (f.flag.author.as_str(), f.flag.category.as_str()))
+            .collect();
+        assert_eq!(s.new_flags.len(), flags.len());
+        assert!(cats.contains(&("傻树", "insult")), "{cats:?}");
+        assert!(cats.contains(&("白色防御者", "red-font")), "{cats:?}");
+        assert!(cats.contains(&("傻树", "large-font")), "{cats:?}");
+        assert!(
+            !cats.contains(&("白色防御者", "insult")),
+            "a quote is not the quoting author's words: {cats:?}"
+        );
+        assert_eq!(cats.len(), 3, "{cats:?}");
+
+        // An edit that adds a banned phrase is flagged; a flagged post deleted keeps its flag.
+        clock.advance(60);
+        forum.set_now(clock.now());
+        let first = d
+            .store()
+            .posts(&fk, DISC)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.author == "傻树" && p.first().text == "我是好人")
+            .unwrap()
+            .pid;
+        assert!(forum.edit_post(first, "我是好人，我发誓", clock.now()));
+        assert!(forum.delete_post(bad));
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.new_flags.len(), 1, "{s:?}");
+        let flags = d.store().flags(&fk).unwrap();
+        let oath = flags.iter().find(|f| f.flag.category == "oath").unwrap();
+        assert_eq!(oath.flag.pid, first);
+        assert!(
+            flags.iter().any(|f| f.flag.pid == bad),
+            "kept after deletion"
+        );
+        // Nothing new on a quiet pass.
+        clock.advance(600);
+        forum.set_now(clock.now());
+        let s = block_on(d.step()).unwrap();
+        assert!(s.new_flags.is_empty(), "{s:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
