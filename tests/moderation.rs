@@ -564,7 +564,7 @@ cause = "vote"
 
     #[test]
     fn confirm_dismiss_and_refusals() {
-        let (cfg, _db, _c) = game("decide", "075-zhifou");
+        let (cfg, db, _c) = game("decide", "075-zhifou");
         let c = cfg.to_str().unwrap();
         let flags = flags_json(c, &[]);
         let insult = id_of(&flags, "傻树", "insult");
@@ -624,6 +624,18 @@ cause = "vote"
             "管理B",
         ]);
         assert_eq!(code, 0, "{err}");
+        store(
+            &db,
+            702,
+            vec![post(
+                5,
+                205,
+                "草莓",
+                "2026-03-04 13:00",
+                "导演给我的反馈也是这样",
+            )],
+            &html(702),
+        );
         let again = flags_json(c, &[]);
         assert_eq!(
             again
@@ -785,6 +797,53 @@ cause = "vote"
             (Some(2), Some(2), Some(0), Some(false))
         );
         assert!(v["camps_lost"].as_array().unwrap().is_empty());
+    }
+
+    #[test]
+    fn fixed_cards_come_from_the_activity_report_once() {
+        let (cfg, _db, _c) = game("fromactivity", "075-zhifou");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&[
+            "cards",
+            "from-activity",
+            "--config",
+            c,
+            "--day",
+            "2",
+            "--by",
+            "导演",
+            "--at",
+            "2026-03-05 21:00",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("黄牌"), "{out}");
+        let (_, json, _) = bansha(&["cards", "--config", c, "--format", "json"]);
+        let v: Value = serde_json::from_str(&json).unwrap();
+        let cards = v["cards"].as_array().unwrap().clone();
+        assert!(!cards.is_empty());
+        assert!(cards.iter().all(|k| k["card"] == "yellow"), "{cards:?}");
+        assert!(
+            cards
+                .iter()
+                .any(|k| k["player"] == "傻树"
+                    && k["clause"].as_str().unwrap().contains("发言不足五帖")),
+            "{cards:?}"
+        );
+        let (code, out, _) = bansha(&[
+            "cards",
+            "from-activity",
+            "--config",
+            c,
+            "--day",
+            "2",
+            "--by",
+            "导演",
+        ]);
+        assert_eq!(code, 0);
+        assert!(out.contains("no new"), "{out}");
+        let (_, json, _) = bansha(&["cards", "--config", c, "--format", "json"]);
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["cards"].as_array().unwrap().len(), cards.len());
     }
 
     #[test]

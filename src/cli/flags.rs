@@ -96,6 +96,16 @@ pub enum CardAction {
         #[arg(long)]
         at: Option<String>,
     },
+    /// Confirm the fixed cards of a day's activity report (潜水 → 黄牌: 发言不足, 未投票):
+    /// one card per violation, once (running it again adds nothing).
+    FromActivity {
+        #[arg(long)]
+        day: u32,
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        at: Option<String>,
+    },
 }
 
 struct Game {
@@ -408,6 +418,10 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
             println!("card {id}: {} for {player} by {by}", c.chinese());
             return Ok(());
         }
+        Some(CardAction::FromActivity { day, by, at }) => {
+            let t = when(&g.cfg, at)?;
+            return cards_from_activity(&mut g, a.config.as_ref(), *day, by, t);
+        }
     }
     let out = render_cards(&g).map_err(CliError::Runtime)?;
     let out = match a.format {
@@ -416,6 +430,68 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
         Format::Bbcode => out.2,
     };
     println!("{}", out.trim_end());
+    Ok(())
+}
+
+/// `cards from-activity`: the day's activity report (as `bansha activity --format json`
+/// prints it) → one card per fixed-card violation. 诈尸 is left to its flag.
+fn cards_from_activity(
+    g: &mut Game,
+    config: Option<&PathBuf>,
+    day: u32,
+    by: &str,
+    at: Timestamp,
+) -> CliResult {
+    let exe = std::env::current_exe().map_err(CliError::runtime)?;
+    let out = std::process::Command::new(exe)
+        .arg("activity")
+        .arg("--config")
+        .arg(config.cloned().unwrap_or_default())
+        .args(["--day", &day.to_string(), "--format", "json"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(CliError::runtime)?;
+    if !out.status.success() {
+        return Err(CliError::Input(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).map_err(CliError::runtime)?;
+    let forum = g.cfg.forum_key();
+    let existing = g.store.cards(&forum).map_err(CliError::runtime)?;
+    let mut added = 0;
+    for p in v["players"].as_array().into_iter().flatten() {
+        let name = p["name"].as_str().unwrap_or_default();
+        for viol in p["violations"].as_array().into_iter().flatten() {
+            let rule = viol["rule"].as_str().unwrap_or_default();
+            if rule == "zombie-post" {
+                continue;
+            }
+            let Some(card) = viol["card"].as_str().and_then(Card::parse) else {
+                continue;
+            };
+            let category = format!("activity:{rule}:day{day}");
+            if existing
+                .iter()
+                .any(|c| c.player == name && c.category == category && c.withdrawn_at.is_none())
+            {
+                continue;
+            }
+            let clause = viol["clause"].as_str().unwrap_or_default();
+            let id = g
+                .store
+                .add_card(&forum, name, card.as_str(), &category, clause, by, at)
+                .map_err(CliError::runtime)?;
+            println!(
+                "card {id}: {} for {name} ({rule}, day {day})",
+                card.chinese()
+            );
+            added += 1;
+        }
+    }
+    if added == 0 {
+        println!("day {day}: no new fixed-card violations");
+    }
     Ok(())
 }
 
