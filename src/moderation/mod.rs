@@ -250,7 +250,7 @@ impl Detector {
             }
             let (os, oe) = n.original_span(s, e);
             let word = &n.text[s..e];
-            if word.bytes().all(|b| b.is_ascii_alphanumeric()) && glued_to_letters(text, os, oe) {
+            if glued_to_letters(word, text, os, oe) {
                 continue;
             }
             if ent.tags.alone && !stands_alone(&n.text, s, e) {
@@ -345,12 +345,14 @@ fn in_ranges(r: &[(usize, usize)], s: usize, e: usize) -> bool {
     r.iter().any(|&(a, b)| a <= s && e <= b)
 }
 
-/// A letter word (sb, nmsl) is only a word where no letter or digit touches it.
-fn glued_to_letters(text: &str, s: usize, e: usize) -> bool {
-    let prev = text[..s].chars().next_back();
-    let next = text[e..].chars().next();
-    prev.is_some_and(|c| c.is_ascii_alphanumeric())
-        || next.is_some_and(|c| c.is_ascii_alphanumeric())
+/// A word starting (ending) with a letter (sb, nmsl, nmb的) is only that word where no
+/// letter or digit comes right before (after) it: usb, cnmb.
+fn glued_to_letters(word: &str, text: &str, s: usize, e: usize) -> bool {
+    let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let first = word.chars().next();
+    let last = word.chars().next_back();
+    (alnum(first) && alnum(text[..s].chars().next_back()))
+        || (alnum(last) && alnum(text[e..].chars().next()))
 }
 
 fn is_clause_sep(c: char) -> bool {
