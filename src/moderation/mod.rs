@@ -525,3 +525,47 @@ pub fn excerpt(text: &str, s: usize, e: usize, ctx: usize) -> String {
     let after: String = text[e..].chars().take(ctx).collect();
     format!("{before}【{}】{after}", &text[s..e]).replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d() -> Detector {
+        Detector::new(&["沙雕鱼".to_string(), "傻树".to_string()]).unwrap()
+    }
+
+    #[test]
+    fn a_hit_names_its_original_span() {
+        let t = "你是傻 * 逼吧";
+        let h = d().scan(t);
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!(h[0].category, Category::Insult);
+        assert_eq!(&t[h[0].start..h[0].end], "傻 * 逼");
+        assert_eq!(excerpt(t, h[0].start, h[0].end, 5), "你是【傻 * 逼】吧");
+    }
+
+    #[test]
+    fn player_names_quotes_and_contained_words_do_not_fire() {
+        let d = d();
+        assert!(d.scan("沙雕鱼今天没发言").is_empty());
+        assert!(d.scan("傻树的票").is_empty());
+        assert!(d.scan("他说「你个傻逼」，这是违规").is_empty());
+        assert!(d.scan("不要麻痹大意").is_empty());
+        assert!(d.scan("草地").is_empty());
+        assert_eq!(d.scan("沙雕狼别跳了")[0].category, Category::Insult);
+    }
+
+    #[test]
+    fn floods_need_a_run_by_one_author() {
+        let posts = [
+            ("a", "1"),
+            ("b", "顶"),
+            ("a", "2"),
+            ("a", "。。。"),
+            ("a", "我来分析一下"),
+            ("a", "3"),
+        ];
+        assert_eq!(floods(&posts, 3), vec![3]);
+        assert!(meaningless("dd") && meaningless("！！！") && !meaningless("投他"));
+    }
+}
