@@ -1033,6 +1033,9 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         "elevator.txt",
         "elevator.json",
         "elevator.bbcode",
+        "flags.txt",
+        "flags.json",
+        "flags.bbcode",
         "posts.json",
         "DONE",
     ] {
@@ -1044,8 +1047,8 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
         errors.contains("activity --day 1 --format bbcode: no rules"),
         "{errors}"
     );
-    // posts.json, 3 × tally, 2 × activity, 3 × elevator (the 电梯楼), errors.txt.
-    assert_eq!(s.reports.len(), 10, "{:?}", s.reports);
+    // posts.json, 3 × tally, 2 × activity, 3 × elevator (the 电梯楼), 3 × flags, errors.txt.
+    assert_eq!(s.reports.len(), 13, "{:?}", s.reports);
 }
 
 #[test]

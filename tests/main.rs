@@ -6,6 +6,7 @@ mod daemon;
 mod demo;
 mod director;
 mod ingest;
+mod moderation;
 mod night;
 mod night_lingzu;
 mod parse;

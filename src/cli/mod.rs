@@ -4,6 +4,7 @@
 mod activity;
 mod changes;
 mod demo;
+mod flags;
 mod guard;
 mod import;
 pub mod init;
@@ -82,6 +83,10 @@ pub enum Command {
     /// What is new since TIME (or since the last call): ballots, 改票, edits, deletions,
     /// 加速/延时 requests.
     Changes(ChangesArgs),
+    /// Flagged posts (banned phrasing, red/large text, 诈尸, floods); `confirm`, `dismiss`.
+    Flags(flags::FlagsArgs),
+    /// The card ledger with escalations; `withdraw`, `add`.
+    Cards(flags::CardsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -364,6 +369,8 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::State(a) => night::run_state(&a),
         Command::Init(a) => init::run(&a),
         Command::Changes(a) => changes::run(&a),
+        Command::Flags(a) => flags::run_flags(&a),
+        Command::Cards(a) => flags::run_cards(&a),
     }
 }
 

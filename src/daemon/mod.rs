@@ -7,6 +7,7 @@
 //! pass without waiting on the wall clock; [`Daemon::run`] loops `step` until stopped.
 
 pub mod discover;
+mod flags;
 pub mod plan;
 pub mod reports;
 pub mod watch;
@@ -53,6 +54,8 @@ pub struct PassSummary {
     pub changed_threads: BTreeSet<u64>,
     /// What the re-tallies found (days whose 投票帖 changed).
     pub tally_events: Vec<(u32, watch::Event)>,
+    /// Flags raised this pass (ids in the store's `flags`).
+    pub new_flags: Vec<i64>,
 }
 
 /// A failure that ends the daemon (the director must act): login, disk, config.
@@ -199,6 +202,7 @@ impl Daemon {
         let mut sum = PassSummary::default();
         self.poll_threads(&tids, false, &mut sum).await?;
         self.retally(&mut sum);
+        self.scan_flags(&mut sum);
         Ok(sum)
     }
 

@@ -122,14 +122,15 @@ impl ReportWriter for PostsOnly {
 }
 
 /// The report commands run at 关门, each in every format: `tally`, `activity` and the
-/// `elevator` (电梯楼).
-pub const REPORT_COMMANDS: [&str; 3] = ["tally", "activity", "elevator"];
+/// `elevator` (电梯楼), and the day's `flags` (the moderators' list, with a note where
+/// styling could not be checked).
+pub const REPORT_COMMANDS: [&str; 4] = ["tally", "activity", "elevator", "flags"];
 pub const REPORT_FORMATS: [(&str, &str); 3] =
     [("text", "txt"), ("json", "json"), ("bbcode", "bbcode")];
 
 /// The reports a director publishes, written exactly as the report commands print them:
-/// `bansha tally`, `bansha activity` and `bansha elevator` for the day in text, JSON and
-/// BBCode (`tally.txt`, `tally.json`, `tally.bbcode`, …, `elevator.bbcode`), plus
+/// `bansha tally`, `bansha activity`, `bansha elevator` and `bansha flags` for the day in
+/// text, JSON and BBCode (`tally.txt`, `tally.json`, `tally.bbcode`, …, `flags.bbcode`), plus
 /// `posts.json`. It runs the `bansha`
 /// executable (`exe`) against the game config, so the files match what the director gets
 /// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of

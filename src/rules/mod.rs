@@ -5,6 +5,7 @@
 
 pub mod activity;
 pub mod clauses;
+pub mod moderation;
 pub mod vote;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +23,9 @@ pub struct RuleSet {
     /// `[engine]`: roles, skills, night order, settlement, win/loss (bansha-engine).
     #[serde(default)]
     pub engine: Option<bansha_engine::EngineRules>,
+    /// `[moderation]`: the 违规判定 clauses and cards (absent: flags are unavailable).
+    #[serde(default)]
+    pub moderation: Option<moderation::ModerationRules>,
     #[serde(skip)]
     pub path: PathBuf,
 }
@@ -63,6 +67,9 @@ impl RuleSet {
             for (key, msg) in e.validate() {
                 errs.push(FileError::new(&self.path, key, msg));
             }
+        }
+        if let Some(m) = &self.moderation {
+            m.validate(&self.path, errs);
         }
     }
 }
@@ -106,6 +113,13 @@ mod tests {
     fn all_five_rule_files_check() {
         let sets = check_files(&all_rule_files()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sets.len(), 5);
+        for s in &sets {
+            assert!(
+                s.moderation.is_some(),
+                "{}: no [moderation]",
+                s.path.display()
+            );
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //! - A post stored with an unknown time (`discuz::UNKNOWN_TIME`, 0) gets its time from the
 //!   first later page that shows it.
 
+mod flags;
 mod paging;
 mod quote;
 mod schema;
@@ -39,6 +40,7 @@ use crate::model::{
     EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,
 };
 
+pub use flags::{CardRow, FlagRow, NewFlag};
 pub use paging::{ForumState, PollState};
 pub use quote::resolve_quotes;
 pub use timeline::StoredPhase;

@@ -134,6 +134,57 @@ CREATE TABLE forum_state (
     pc_ppp         INTEGER            -- PC posts per page learned from the pager
 ) WITHOUT ROWID;
 "#,
+    // 4: moderation — flags raised on posts, decisions on them, the card ledger, and the
+    // phrases a moderator whitelisted for this game (src/store/flags.rs).
+    r#"
+CREATE TABLE flags (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    forum           TEXT    NOT NULL,
+    tid             INTEGER NOT NULL,
+    pid             INTEGER NOT NULL,
+    floor           INTEGER,
+    author          TEXT    NOT NULL,
+    post_time       INTEGER NOT NULL,
+    category        TEXT    NOT NULL,
+    clause          TEXT    NOT NULL,
+    card            TEXT    NOT NULL,   -- suggested
+    matched         TEXT    NOT NULL,
+    excerpt         TEXT    NOT NULL,
+    reason          TEXT    NOT NULL,
+    rev_hash        TEXT    NOT NULL,   -- the revision it was found in
+    styling_checked INTEGER NOT NULL DEFAULT 1,
+    created_at      INTEGER NOT NULL,
+    status          TEXT    NOT NULL DEFAULT 'open',  -- open / confirmed / dismissed
+    decided_by      TEXT,
+    decided_at      INTEGER,
+    decided_card    TEXT,
+    UNIQUE (forum, tid, pid, category)
+);
+CREATE INDEX flags_post ON flags (forum, tid, pid);
+
+CREATE TABLE cards (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    forum        TEXT    NOT NULL,
+    player       TEXT    NOT NULL,
+    card         TEXT    NOT NULL,
+    flag_id      INTEGER REFERENCES flags (id),
+    category     TEXT    NOT NULL,
+    clause       TEXT    NOT NULL,
+    given_by     TEXT    NOT NULL,
+    given_at     INTEGER NOT NULL,
+    withdrawn_by TEXT,
+    withdrawn_at INTEGER
+);
+CREATE INDEX cards_player ON cards (forum, player);
+
+CREATE TABLE flag_whitelist (
+    forum    TEXT    NOT NULL,
+    phrase   TEXT    NOT NULL,
+    added_by TEXT    NOT NULL,
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (forum, phrase)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,652 @@
+//! `bansha flags` (list, `confirm`, `dismiss`) and `bansha cards` (the ledger, `withdraw`,
+//! `add`): the moderators' review on top of [`crate::flagging`].
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+
+use super::*;
+use crate::config::Config;
+use crate::flagging;
+use crate::model::Timestamp;
+use crate::moderation::Card;
+use crate::report::{bbcode_escape, findpost_url};
+use crate::rules::RuleSet;
+use crate::store::{FlagRow, Store};
+use crate::time::{Clock, SystemClock};
+
+#[derive(Debug, Args)]
+pub struct FlagsArgs {
+    /// The game config (TOML).
+    #[arg(long, short = 'c', global = true)]
+    pub config: Option<PathBuf>,
+    /// Only flags on this day's threads.
+    #[arg(long)]
+    pub day: Option<u32>,
+    /// Only flags with this status: open, confirmed or dismissed.
+    #[arg(long)]
+    pub status: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(subcommand)]
+    pub action: Option<FlagAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FlagAction {
+    /// Confirm a flag: record the card (default: the flag's suggested card).
+    Confirm {
+        id: i64,
+        /// blue, yellow or red (蓝/黄/红), where the rule set has that colour.
+        #[arg(long)]
+        card: Option<String>,
+        /// Who confirms (recorded with the card).
+        #[arg(long)]
+        by: String,
+        /// When (`YYYY-MM-DD HH:MM[:SS]`, game timezone); default: now.
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Dismiss a flag: the post is not flagged for this again.
+    Dismiss {
+        id: i64,
+        /// Also whitelist the matched phrase for this game.
+        #[arg(long)]
+        whitelist: bool,
+        #[arg(long, default_value = "moderator")]
+        by: String,
+        #[arg(long)]
+        at: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CardsArgs {
+    #[arg(long, short = 'c', global = true)]
+    pub config: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(subcommand)]
+    pub action: Option<CardAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CardAction {
+    /// Withdraw a card (the director overrules); escalations are recomputed.
+    Withdraw {
+        id: i64,
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Record a card not raised from a flag (e.g. 潜水 from the activity report).
+    Add {
+        #[arg(long)]
+        player: String,
+        #[arg(long)]
+        card: String,
+        /// The clause, quoted from the rule post (or the activity report's).
+        #[arg(long)]
+        clause: String,
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Confirm the fixed cards of a day's activity report (潜水 → 黄牌: 发言不足, 未投票):
+    /// one card per violation, once (running it again adds nothing).
+    FromActivity {
+        #[arg(long)]
+        day: u32,
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        at: Option<String>,
+    },
+}
+
+struct Game {
+    cfg: Config,
+    rules: RuleSet,
+    store: Store,
+}
+
+fn open(config: &Option<PathBuf>) -> Result<Game, CliError> {
+    let Some(path) = config else {
+        return Err(CliError::Input("--config GAME.toml is required".into()));
+    };
+    let cfg = load_config(&ConfigArg {
+        config: path.clone(),
+    })?;
+    let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
+    flagging::rules_of(&rules).map_err(CliError::Input)?;
+    let db = cfg.db_path();
+    if !db.exists() {
+        return Err(CliError::Input(format!(
+            "{}: no database yet (run `bansha sync` or `bansha import` first)",
+            db.display()
+        )));
+    }
+    let store = Store::open(&db).map_err(CliError::runtime)?;
+    Ok(Game { cfg, rules, store })
+}
+
+fn when(cfg: &Config, at: &Option<String>) -> Result<Timestamp, CliError> {
+    match at {
+        Some(s) => super::tally::parse_at(cfg, s),
+        None => Ok(SystemClock.now()),
+    }
+}
+
+pub fn run_flags(a: &FlagsArgs) -> CliResult {
+    let mut g = open(&a.config)?;
+    let forum = g.cfg.forum_key();
+    match &a.action {
+        None => {}
+        Some(FlagAction::Confirm { id, card, by, at }) => {
+            let f = decidable(&g, *id)?;
+            let m = flagging::rules_of(&g.rules).map_err(CliError::Input)?;
+            let card = match card {
+                None => Card::parse(&f.flag.card).unwrap_or(Card::Blue),
+                Some(c) => Card::parse(c).ok_or_else(|| {
+                    CliError::Input(format!("--card: `{c}` is not a card (blue, yellow, red)"))
+                })?,
+            };
+            if !m.cards.contains(&card) {
+                return Err(CliError::Input(format!(
+                    "{}: this rule set has no {} ({}); flag {id} is unchanged",
+                    g.rules.path.display(),
+                    card.chinese(),
+                    m.cards
+                        .iter()
+                        .map(|c| c.chinese())
+                        .collect::<Vec<_>>()
+                        .join("、")
+                )));
+            }
+            let t = when(&g.cfg, at)?;
+            let cid = g
+                .store
+                .decide_flag(&forum, *id, "confirmed", Some(card.as_str()), by, t, None)
+                .map_err(CliError::input)?;
+            println!(
+                "flag {id}: confirmed, {} for {} (card {}) by {by} at {}",
+                card.chinese(),
+                f.flag.author,
+                cid.unwrap_or_default(),
+                g.cfg.fmt_time(t)
+            );
+            return Ok(());
+        }
+        Some(FlagAction::Dismiss {
+            id,
+            whitelist,
+            by,
+            at,
+        }) => {
+            let f = decidable(&g, *id)?;
+            let t = when(&g.cfg, at)?;
+            let phrase = whitelist.then_some(f.flag.matched.as_str());
+            g.store
+                .decide_flag(&forum, *id, "dismissed", None, by, t, phrase)
+                .map_err(CliError::input)?;
+            match phrase {
+                Some(p) => {
+                    println!("flag {id}: dismissed by {by}; 「{p}」 whitelisted for this game")
+                }
+                None => println!("flag {id}: dismissed by {by}"),
+            }
+            return Ok(());
+        }
+    }
+    if let Some(s) = &a.status
+        && !["open", "confirmed", "dismissed"].contains(&s.as_str())
+    {
+        return Err(CliError::Input(format!(
+            "--status: `{s}` is not a status (open, confirmed, dismissed)"
+        )));
+    }
+    let day_tids: Option<Vec<u64>> = match a.day {
+        None => None,
+        Some(n) => {
+            let d = g.cfg.day(n).ok_or_else(|| {
+                CliError::Input(format!(
+                    "{}: day {n} is not in the config ([[day]] number = {n})",
+                    g.cfg.path.display()
+                ))
+            })?;
+            let mut v = d.discussion.clone();
+            v.extend(d.vote);
+            v.extend(d.process);
+            Some(v)
+        }
+    };
+    let now = SystemClock.now();
+    flagging::scan_game(&g.cfg, &g.rules, &mut g.store, now).map_err(CliError::Runtime)?;
+    let flags: Vec<FlagRow> = g
+        .store
+        .flags(&forum)
+        .map_err(CliError::runtime)?
+        .into_iter()
+        .filter(|f| day_tids.as_ref().is_none_or(|v| v.contains(&f.flag.tid)))
+        .filter(|f| a.status.as_ref().is_none_or(|s| &f.status == s))
+        .collect();
+    let out = render_flags(&g.cfg, &flags, a.format);
+    println!("{}", out.trim_end());
+    Ok(())
+}
+
+/// The flag, if it exists and is still open; otherwise the refusal (exit 2).
+fn decidable(g: &Game, id: i64) -> Result<FlagRow, CliError> {
+    let f = g
+        .store
+        .flag(&g.cfg.forum_key(), id)
+        .map_err(CliError::runtime)?
+        .ok_or_else(|| CliError::Input(format!("flag {id}: no such flag")))?;
+    if f.status != "open" {
+        return Err(CliError::Input(format!(
+            "flag {id}: already {} by {} at {}; a decided flag is not decided again (withdraw its card with `bansha cards withdraw`)",
+            f.status,
+            f.decided_by.as_deref().unwrap_or("?"),
+            f.decided_at.map(|t| g.cfg.fmt_time(t)).unwrap_or_default()
+        )));
+    }
+    Ok(f)
+}
+
+fn card_cn(s: &str) -> &'static str {
+    Card::parse(s).map(Card::chinese).unwrap_or("?")
+}
+
+fn flag_json(cfg: &Config, f: &FlagRow) -> Value {
+    json!({
+        "id": f.id,
+        "tid": f.flag.tid,
+        "pid": f.flag.pid,
+        "floor": f.flag.floor,
+        "author": f.flag.author,
+        "time": cfg.fmt_time(f.flag.post_time),
+        "category": f.flag.category,
+        "clause": f.flag.clause,
+        "card": f.flag.card,
+        "excerpt": f.flag.excerpt,
+        "matched": f.flag.matched,
+        "reason": f.flag.reason,
+        "status": f.status,
+        "link": findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid),
+        "styling_checked": f.flag.styling_checked,
+        "decided_by": f.decided_by,
+        "decided_at": f.decided_at.map(|t| cfg.fmt_time(t)),
+        "decided_card": f.decided_card,
+    })
+}
+
+/// The flag list in one of the report formats (also written by the daemon at 关门).
+pub fn render_flags(cfg: &Config, flags: &[FlagRow], format: Format) -> String {
+    let mut s = String::new();
+    let unstyled = flags.iter().filter(|f| !f.flag.styling_checked).count();
+    match format {
+        Format::Json => {
+            let v: Vec<Value> = flags.iter().map(|f| flag_json(cfg, f)).collect();
+            s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        }
+        Format::Text => {
+            if flags.is_empty() {
+                s.push_str("no flags\n");
+            }
+            for f in flags {
+                let floor = f
+                    .flag
+                    .floor
+                    .map(|n| format!("{n}#"))
+                    .unwrap_or_else(|| "?#".into());
+                let _ = writeln!(
+                    s,
+                    "#{} [{}] {} {} — {} (tid {}, {floor}, pid {}, {})",
+                    f.id,
+                    f.status,
+                    f.flag.category,
+                    card_cn(&f.flag.card),
+                    f.flag.author,
+                    f.flag.tid,
+                    f.flag.pid,
+                    cfg.fmt_time(f.flag.post_time)
+                );
+                let _ = writeln!(s, "  excerpt: {}", f.flag.excerpt);
+                let _ = writeln!(s, "  clause:  {}", f.flag.clause);
+                let _ = writeln!(s, "  why:     {}", f.flag.reason);
+                let _ = writeln!(
+                    s,
+                    "  link:    {}",
+                    findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid)
+                );
+                if !f.flag.styling_checked {
+                    let _ = writeln!(
+                        s,
+                        "  note:    fetched through the mobile API: enlarged text could not be checked"
+                    );
+                }
+                if let (Some(by), Some(at)) = (&f.decided_by, f.decided_at) {
+                    let card = f.decided_card.as_deref().map(card_cn).unwrap_or("");
+                    let _ = writeln!(
+                        s,
+                        "  decided: {} {card} by {by} at {}",
+                        f.status,
+                        cfg.fmt_time(at)
+                    );
+                }
+            }
+            if unstyled > 0 {
+                let _ = writeln!(
+                    s,
+                    "{unstyled} flagged post(s) came through the mobile API: their enlarged text could not be checked."
+                );
+            }
+        }
+        Format::Bbcode => {
+            let _ = writeln!(s, "[b]违规标记[/b]（{} 条）", flags.len());
+            s.push_str("[list]\n");
+            for f in flags {
+                let floor = f
+                    .flag
+                    .floor
+                    .map(|n| format!("{n}楼"))
+                    .unwrap_or_else(|| "楼层未知".into());
+                let _ = writeln!(
+                    s,
+                    "[*]#{} {} [url={}]{floor}[/url]：{}（{}，建议{}）",
+                    f.id,
+                    bbcode_escape(&f.flag.author),
+                    findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid),
+                    bbcode_escape(&f.flag.excerpt),
+                    bbcode_escape(&f.flag.clause),
+                    card_cn(&f.flag.card)
+                );
+            }
+            s.push_str("[/list]\n");
+            if unstyled > 0 {
+                let _ = writeln!(s, "注：{unstyled} 条来自手机接口，放大字体无法检查。");
+            }
+        }
+    }
+    s
+}
+
+pub fn run_cards(a: &CardsArgs) -> CliResult {
+    let mut g = open(&a.config)?;
+    let forum = g.cfg.forum_key();
+    match &a.action {
+        None => {}
+        Some(CardAction::Withdraw { id, by, at }) => {
+            let t = when(&g.cfg, at)?;
+            g.store
+                .withdraw_card(&forum, *id, by, t)
+                .map_err(CliError::input)?;
+            println!("card {id}: withdrawn by {by} at {}", g.cfg.fmt_time(t));
+            return Ok(());
+        }
+        Some(CardAction::Add {
+            player,
+            card,
+            clause,
+            by,
+            at,
+        }) => {
+            if g.cfg.player(player).is_none() {
+                return Err(CliError::Input(format!(
+                    "{}: `{player}` is not a player of this game",
+                    g.cfg.path.display()
+                )));
+            }
+            let m = flagging::rules_of(&g.rules).map_err(CliError::Input)?;
+            let c = Card::parse(card)
+                .filter(|c| m.cards.contains(c))
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "{}: this rule set has no card `{card}`",
+                        g.rules.path.display()
+                    ))
+                })?;
+            let t = when(&g.cfg, at)?;
+            let id = g
+                .store
+                .add_card(&forum, player, c.as_str(), "manual", clause, by, t)
+                .map_err(CliError::runtime)?;
+            println!("card {id}: {} for {player} by {by}", c.chinese());
+            return Ok(());
+        }
+        Some(CardAction::FromActivity { day, by, at }) => {
+            let t = when(&g.cfg, at)?;
+            return cards_from_activity(&mut g, a.config.as_ref(), *day, by, t);
+        }
+    }
+    let out = render_cards(&g).map_err(CliError::Runtime)?;
+    let out = match a.format {
+        Format::Json => serde_json::to_string_pretty(&out.0).map_err(CliError::runtime)?,
+        Format::Text => out.1,
+        Format::Bbcode => out.2,
+    };
+    println!("{}", out.trim_end());
+    Ok(())
+}
+
+/// `cards from-activity`: the day's activity report (as `bansha activity --format json`
+/// prints it) → one card per fixed-card violation. 诈尸 is left to its flag.
+fn cards_from_activity(
+    g: &mut Game,
+    config: Option<&PathBuf>,
+    day: u32,
+    by: &str,
+    at: Timestamp,
+) -> CliResult {
+    let exe = std::env::current_exe().map_err(CliError::runtime)?;
+    let out = std::process::Command::new(exe)
+        .arg("activity")
+        .arg("--config")
+        .arg(config.cloned().unwrap_or_default())
+        .args(["--day", &day.to_string(), "--format", "json"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(CliError::runtime)?;
+    if !out.status.success() {
+        return Err(CliError::Input(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).map_err(CliError::runtime)?;
+    let forum = g.cfg.forum_key();
+    let existing = g.store.cards(&forum).map_err(CliError::runtime)?;
+    let mut added = 0;
+    for p in v["players"].as_array().into_iter().flatten() {
+        let name = p["name"].as_str().unwrap_or_default();
+        for viol in p["violations"].as_array().into_iter().flatten() {
+            let rule = viol["rule"].as_str().unwrap_or_default();
+            if rule == "zombie-post" {
+                continue;
+            }
+            let Some(card) = viol["card"].as_str().and_then(Card::parse) else {
+                continue;
+            };
+            let category = format!("activity:{rule}:day{day}");
+            if existing
+                .iter()
+                .any(|c| c.player == name && c.category == category && c.withdrawn_at.is_none())
+            {
+                continue;
+            }
+            let clause = viol["clause"].as_str().unwrap_or_default();
+            let id = g
+                .store
+                .add_card(&forum, name, card.as_str(), &category, clause, by, at)
+                .map_err(CliError::runtime)?;
+            println!(
+                "card {id}: {} for {name} ({rule}, day {day})",
+                card.chinese()
+            );
+            added += 1;
+        }
+    }
+    if added == 0 {
+        println!("day {day}: no new fixed-card violations");
+    }
+    Ok(())
+}
+
+/// The ledger as JSON, text and BBCode (the 判罚公示).
+fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
+    let m = flagging::rules_of(&g.rules)?;
+    let (l, _) = flagging::ledger(&g.cfg, &g.rules, &g.store)?;
+    let rows = g
+        .store
+        .cards(&g.cfg.forum_key())
+        .map_err(|e| e.to_string())?;
+    let flags = g
+        .store
+        .flags(&g.cfg.forum_key())
+        .map_err(|e| e.to_string())?;
+    let floor_of = |fid: Option<i64>| {
+        fid.and_then(|id| flags.iter().find(|f| f.id == id))
+            .map(|f| (f.flag.tid, f.flag.pid, f.flag.floor))
+    };
+    let players: Vec<Value> = l
+        .players
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "blue": p.blue,
+                "yellow": p.yellow,
+                "red": p.red,
+                "out": p.out,
+                "out_at": p.out_at.map(|t| g.cfg.fmt_time(t)),
+                "camp": p.camp,
+                "merges": p.merges.iter().map(|x| json!({
+                    "at": g.cfg.fmt_time(x.at), "from": x.from.as_str(), "to": x.to.as_str()
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let cards: Vec<Value> = rows
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id, "player": c.player, "card": c.card, "flag": c.flag_id,
+                "category": c.category, "clause": c.clause, "by": c.given_by,
+                "at": g.cfg.fmt_time(c.given_at),
+                "withdrawn": c.withdrawn_at.is_some(),
+                "withdrawn_by": c.withdrawn_by,
+            })
+        })
+        .collect();
+    let v = json!({ "players": players, "camps_lost": l.camps_lost, "cards": cards });
+
+    let mut t = String::new();
+    for c in &rows {
+        let w = if c.withdrawn_at.is_some() {
+            format!(
+                " (withdrawn by {})",
+                c.withdrawn_by.as_deref().unwrap_or("?")
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            t,
+            "card {}: {} {} at {} by {}{w} — {}",
+            c.id,
+            c.player,
+            card_cn(&c.card),
+            g.cfg.fmt_time(c.given_at),
+            c.given_by,
+            c.clause
+        );
+    }
+    if rows.is_empty() {
+        t.push_str("no cards\n");
+    }
+    t.push('\n');
+    for p in l.players.iter().filter(|p| !p.cards.is_empty()) {
+        let out = if p.out { " — 红牌罚下" } else { "" };
+        let _ = writeln!(
+            t,
+            "{}: 蓝牌 {} / 黄牌 {} / 红牌 {}{out}",
+            p.name, p.blue, p.yellow, p.red
+        );
+        for x in &p.merges {
+            let clause = if x.to == Card::Yellow {
+                &m.blue_to_yellow_clause
+            } else {
+                &m.yellow_to_red_clause
+            };
+            let _ = writeln!(
+                t,
+                "  {} {}→{}: {clause}",
+                g.cfg.fmt_time(x.at),
+                x.from.chinese(),
+                x.to.chinese()
+            );
+        }
+    }
+    for c in &l.camps_lost {
+        let _ = writeln!(
+            t,
+            "{c} 判负: {}",
+            m.camp_loss_clause.as_deref().unwrap_or("")
+        );
+    }
+
+    let mut b = String::from("[b]判罚公示[/b]\n[list]\n");
+    for c in rows.iter().filter(|c| c.withdrawn_at.is_none()) {
+        let at = match floor_of(c.flag_id) {
+            Some((tid, pid, floor)) => format!(
+                "[url={}]{}[/url]",
+                findpost_url(&g.cfg.forum.base_url, tid, pid),
+                floor
+                    .map(|f| format!("{f}楼"))
+                    .unwrap_or_else(|| "原帖".into())
+            ),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            b,
+            "[*]{}：{}{at}（{}）",
+            bbcode_escape(&c.player),
+            card_cn(&c.card),
+            bbcode_escape(&c.clause)
+        );
+    }
+    b.push_str("[/list]\n");
+    for p in l.players.iter().filter(|p| !p.cards.is_empty()) {
+        let mut line = format!(
+            "{}：蓝牌 {} 黄牌 {} 红牌 {}",
+            bbcode_escape(&p.name),
+            p.blue,
+            p.yellow,
+            p.red
+        );
+        if !p.merges.is_empty() {
+            let ms: Vec<String> = p
+                .merges
+                .iter()
+                .map(|x| format!("{}合并为{}", x.from.chinese(), x.to.chinese()))
+                .collect();
+            let _ = write!(line, "（{}）", ms.join("，"));
+        }
+        if p.out {
+            line.push_str(" —— [b]红牌罚下[/b]");
+        }
+        let _ = writeln!(b, "{line}");
+    }
+    for c in &l.camps_lost {
+        let _ = writeln!(
+            b,
+            "[b]{}判负[/b]（{}）",
+            bbcode_escape(c),
+            bbcode_escape(m.camp_loss_clause.as_deref().unwrap_or(""))
+        );
+    }
+    Ok((v, t, b))
+}

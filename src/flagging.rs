@@ -1,0 +1,260 @@
+//! Moderation glue: the stored posts of a game → the pure detector ([`crate::moderation`])
+//! → flags in the store; and the card ledger → facts (红牌罚下 is an `out` with cause
+//! `red-card`) the rest of bansha reads through [`roster`].
+//!
+//! Scanning is idempotent: every revision of every player post in the game's threads is
+//! scanned each time, and a post gets at most one flag per category, ever — so a new post
+//! or a new revision is flagged once, an edit that adds a banned phrase is flagged, a
+//! dismissed flag never comes back, and a flagged post later deleted keeps its flag.
+
+use std::collections::BTreeSet;
+
+use crate::config::Config;
+use crate::model::{Post, Timestamp};
+use crate::moderation::ledger::{self, CardRecord, Ledger};
+use crate::moderation::{self, Card, Category, Detector, PostText};
+use crate::roster::{Fact, Roster};
+use crate::rules::RuleSet;
+use crate::rules::moderation::ModerationRules;
+use crate::store::{NewFlag, Store};
+
+/// The `[moderation]` section, or an error naming the rule file.
+pub fn rules_of(rules: &RuleSet) -> Result<&ModerationRules, String> {
+    rules.moderation.as_ref().ok_or_else(|| {
+        format!(
+            "{}: no [moderation] section: this rule set cannot flag posts or keep cards",
+            rules.path.display()
+        )
+    })
+}
+
+/// The game's threads, each once.
+pub fn game_tids(cfg: &Config) -> Vec<u64> {
+    let set: BTreeSet<u64> = cfg.threads().into_iter().map(|t| t.2).collect();
+    set.into_iter().collect()
+}
+
+/// The detector for this game: the built-in lists, the players' and directors' names and
+/// the phrases moderators whitelisted.
+pub fn detector(cfg: &Config, store: &Store) -> Result<Detector, String> {
+    let mut allow: Vec<String> = cfg.players.iter().map(|p| p.name.clone()).collect();
+    allow.extend(cfg.game.directors.iter().cloned());
+    allow.extend(
+        store
+            .flag_whitelist(&cfg.forum_key())
+            .map_err(|e| e.to_string())?,
+    );
+    Detector::new(&allow)
+}
+
+/// The flags one thread's posts raise (not yet stored). `roster` says who was out when.
+pub fn thread_flags(
+    cfg: &Config,
+    m: &ModerationRules,
+    d: &Detector,
+    roster: &Roster,
+    posts: &[Post],
+    unstyled: &std::collections::HashSet<String>,
+) -> Vec<NewFlag> {
+    let mut out = Vec::new();
+    let players: Vec<&Post> = posts
+        .iter()
+        .filter(|p| cfg.player(&p.author).is_some() && !cfg.is_director(&p.author))
+        .filter(|p| p.locked.is_none())
+        .collect();
+    let mk = |p: &Post,
+              cat: Category,
+              matched: &str,
+              excerpt: String,
+              reason: String,
+              card: Option<Card>,
+              hash: &str,
+              styled: bool| {
+        let rule = m.category.get(&cat)?;
+        let card = card.filter(|c| m.cards.contains(c)).unwrap_or(rule.card);
+        Some(NewFlag {
+            tid: p.tid,
+            pid: p.pid,
+            floor: p.floor,
+            author: p.author.clone(),
+            post_time: p.time,
+            category: cat.as_str().to_string(),
+            clause: rule.clause.clone(),
+            card: card.as_str().to_string(),
+            matched: matched.to_string(),
+            excerpt,
+            reason,
+            rev_hash: hash.to_string(),
+            styling_checked: styled,
+        })
+    };
+    for p in &players {
+        let mut seen: BTreeSet<Category> = BTreeSet::new();
+        for rev in &p.revisions {
+            let styled = !unstyled.contains(&rev.hash);
+            let hits = moderation::scan_post(
+                d,
+                &PostText {
+                    text: &rev.text,
+                    red: &rev.red,
+                    large: &rev.large,
+                },
+            );
+            for h in hits {
+                if !seen.insert(h.category) {
+                    continue;
+                }
+                let ex = if h.end > h.start {
+                    moderation::excerpt(&rev.text, h.start, h.end, 20)
+                } else {
+                    format!("【{}】", h.matched)
+                };
+                out.extend(mk(
+                    p,
+                    h.category,
+                    &h.matched,
+                    ex,
+                    h.reason.clone(),
+                    h.card,
+                    &rev.hash,
+                    styled,
+                ));
+            }
+        }
+        if let Some((at, cause)) = roster.out_at(&p.author, p.time) {
+            let text = &p.first().text;
+            let reason = format!("posted while out (out since {}, {cause})", cfg.fmt_time(at));
+            let ex: String = text.chars().take(40).collect();
+            out.extend(mk(
+                p,
+                Category::ZombiePost,
+                &ex,
+                ex.clone(),
+                reason,
+                None,
+                &p.first().hash,
+                true,
+            ));
+        }
+    }
+    let seq: Vec<(&str, &str)> = players
+        .iter()
+        .map(|p| (p.author.as_str(), p.first().text.as_str()))
+        .collect();
+    for i in moderation::floods(&seq, m.flood_run as usize) {
+        let p = players[i];
+        let reason = format!(
+            "{} meaningless posts in a row by {} (this one included)",
+            m.flood_run, p.author
+        );
+        let ex: String = p.first().text.chars().take(40).collect();
+        out.extend(mk(
+            p,
+            Category::Flood,
+            &ex,
+            ex.clone(),
+            reason,
+            None,
+            &p.first().hash,
+            true,
+        ));
+    }
+    out
+}
+
+/// Scan the whole game and store what is new: the new flags with their ids.
+pub fn scan_game(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &mut Store,
+    now: Timestamp,
+) -> Result<Vec<(i64, NewFlag)>, String> {
+    let m = rules_of(rules)?;
+    let d = detector(cfg, store)?;
+    let roster = roster(cfg, rules, store)?;
+    let forum = cfg.forum_key();
+    let mut new = Vec::new();
+    for tid in game_tids(cfg) {
+        let posts = store.posts(&forum, tid).map_err(|e| e.to_string())?;
+        if posts.is_empty() {
+            continue;
+        }
+        let unstyled = store
+            .unstyled_revisions(&forum, tid)
+            .map_err(|e| e.to_string())?;
+        for f in thread_flags(cfg, m, &d, &roster, &posts, &unstyled) {
+            if let Some(id) = store
+                .insert_flag(&forum, &f, now)
+                .map_err(|e| e.to_string())?
+            {
+                new.push((id, f));
+            }
+        }
+    }
+    Ok(new)
+}
+
+/// The camp a player is in, where the config or a `role` event names one (`…阵营`).
+pub fn camp_of(cfg: &Config, roster: &Roster, player: &str) -> Option<String> {
+    let role = roster
+        .role_at(player, Timestamp::MAX)
+        .map(str::to_string)
+        .or_else(|| cfg.player(player).and_then(|p| p.role.clone()))?;
+    role.ends_with("阵营").then_some(role)
+}
+
+/// The card ledger as the store holds it.
+pub fn ledger(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+) -> Result<(Ledger, Vec<CardRecord>), String> {
+    let m = rules_of(rules)?;
+    let cards: Vec<CardRecord> = store
+        .cards(&cfg.forum_key())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter_map(|c| {
+            Some(CardRecord {
+                id: c.id,
+                player: c.player,
+                card: Card::parse(&c.card)?,
+                at: c.given_at,
+                clause: c.clause,
+                withdrawn: c.withdrawn_at.is_some(),
+            })
+        })
+        .collect();
+    let base = Roster::from_config(cfg);
+    let names: Vec<String> = cfg.players.iter().map(|p| p.name.clone()).collect();
+    let l = ledger::compute(&names, &cards, &m.escalation(), |p| camp_of(cfg, &base, p));
+    Ok((l, cards))
+}
+
+/// The roster with the ledger's 红牌罚下 as `out` facts (cause `red-card`). A red given at
+/// a day's 关门 takes effect one second later, after that day's vote is settled.
+pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster, String> {
+    let mut r = Roster::from_config(cfg);
+    if rules.moderation.is_none() {
+        return Ok(r);
+    }
+    let (l, _) = ledger(cfg, rules, store)?;
+    let closes: Vec<Timestamp> = cfg
+        .days
+        .iter()
+        .filter_map(|d| d.closes.map(|c| cfg.ts(c)))
+        .collect();
+    for p in l.players {
+        if let Some(at) = p.out_at {
+            let at = if closes.contains(&at) { at + 1 } else { at };
+            r.push(
+                at,
+                Fact::Out {
+                    player: p.name,
+                    cause: "red-card".into(),
+                },
+            );
+        }
+    }
+    Ok(r)
+}

@@ -1,0 +1,571 @@
+//! Moderation: find the phrasing a rule post's 违规判定 forbids, with the span it found and
+//! why. Pure: text in, hits out (no SQLite, network or clock).
+//!
+//! Pipeline of [`Detector::scan`]: [`normalize`] the text (keeping a map back to the
+//! original), run one Aho–Corasick pass over it for every listed word, allow-list phrase and
+//! rule trigger, drop hits an allow-list phrase or player name covers, hits inside quotes,
+//! letter words glued to other letters (`usb`) and short words the segmenter does not cut
+//! out (草地), then run the [`patterns`] the triggers woke. Styled text (red, enlarged),
+//! floods and 诈尸 need more than one post's text: [`scan_post`] and [`floods`].
+
+pub mod ledger;
+pub mod lexicon;
+pub mod normalize;
+pub mod patterns;
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use serde::{Deserialize, Serialize};
+
+pub use normalize::{Normalized, normalize};
+
+/// The contract's flag categories (`shared/CONTRACTS.md`, `flags`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    Profanity,
+    Insult,
+    Oath,
+    Emotional,
+    Identity,
+    PastGame,
+    Substitute,
+    Assistant,
+    DirectorTalk,
+    Evidence,
+    RedFont,
+    LargeFont,
+    ZombiePost,
+    Flood,
+    Responsibility,
+    WinTrading,
+}
+
+impl Category {
+    pub const ALL: [Category; 16] = [
+        Category::Profanity,
+        Category::Insult,
+        Category::Oath,
+        Category::Emotional,
+        Category::Identity,
+        Category::PastGame,
+        Category::Substitute,
+        Category::Assistant,
+        Category::DirectorTalk,
+        Category::Evidence,
+        Category::RedFont,
+        Category::LargeFont,
+        Category::ZombiePost,
+        Category::Flood,
+        Category::Responsibility,
+        Category::WinTrading,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Profanity => "profanity",
+            Category::Insult => "insult",
+            Category::Oath => "oath",
+            Category::Emotional => "emotional",
+            Category::Identity => "identity",
+            Category::PastGame => "past-game",
+            Category::Substitute => "substitute",
+            Category::Assistant => "assistant",
+            Category::DirectorTalk => "director-talk",
+            Category::Evidence => "evidence",
+            Category::RedFont => "red-font",
+            Category::LargeFont => "large-font",
+            Category::ZombiePost => "zombie-post",
+            Category::Flood => "flood",
+            Category::Responsibility => "responsibility",
+            Category::WinTrading => "win-trading",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A card colour (`blue`|`yellow`|`red` in JSON; 蓝牌/黄牌/红牌 in what users paste).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Card {
+    Green,
+    Blue,
+    Yellow,
+    Red,
+}
+
+impl Card {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Card::Green => "green",
+            Card::Blue => "blue",
+            Card::Yellow => "yellow",
+            Card::Red => "red",
+        }
+    }
+    pub fn chinese(self) -> &'static str {
+        match self {
+            Card::Green => "绿牌",
+            Card::Blue => "蓝牌",
+            Card::Yellow => "黄牌",
+            Card::Red => "红牌",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Card> {
+        match s.trim() {
+            "green" | "绿" | "绿牌" => Some(Card::Green),
+            "blue" | "蓝" | "蓝牌" => Some(Card::Blue),
+            "yellow" | "黄" | "黄牌" => Some(Card::Yellow),
+            "red" | "红" | "红牌" => Some(Card::Red),
+            _ => None,
+        }
+    }
+}
+
+/// One finding in one text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub category: Category,
+    /// Byte span in the original text.
+    pub start: usize,
+    pub end: usize,
+    /// The original text of the span.
+    pub matched: String,
+    /// Why it fired: the list entry or the rule that matched.
+    pub reason: String,
+    /// A card the entry suggests instead of the rule set's default.
+    pub card: Option<Card>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PatKind {
+    Word { category: Category, entry: u32 },
+    Allow,
+    Trigger(patterns::Group),
+}
+
+/// The compiled lists. Build one per game ([`Detector::new`] with its player names).
+pub struct Detector {
+    ac: AhoCorasick,
+    kinds: Vec<PatKind>,
+    entries: Vec<lexicon::Entry>,
+    patterns: &'static patterns::Patterns,
+}
+
+impl std::fmt::Debug for Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Detector")
+            .field("patterns", &self.kinds.len())
+            .finish()
+    }
+}
+
+fn jieba() -> &'static jieba_rs::Jieba {
+    static J: OnceLock<jieba_rs::Jieba> = OnceLock::new();
+    J.get_or_init(jieba_rs::Jieba::new)
+}
+
+impl Detector {
+    /// The built-in lists plus `allow` (the game's player names, the game's whitelist):
+    /// phrases that beat any listed word they contain.
+    pub fn new(allow: &[String]) -> Result<Detector, String> {
+        let mut pats: Vec<String> = Vec::new();
+        let mut kinds = Vec::new();
+        let mut entries = Vec::new();
+        for f in lexicon::builtin_lists() {
+            for e in lexicon::parse(f.name, f.text)? {
+                let idx = entries.len() as u32;
+                for p in lexicon::patterns(&e) {
+                    pats.push(p);
+                    kinds.push(match f.category {
+                        Some(category) => PatKind::Word {
+                            category,
+                            entry: idx,
+                        },
+                        None => PatKind::Allow,
+                    });
+                }
+                entries.push(e);
+            }
+        }
+        for a in allow {
+            let p = normalize::normalize_str(a);
+            if !p.is_empty() {
+                pats.push(p);
+                kinds.push(PatKind::Allow);
+            }
+        }
+        for (g, t) in patterns::triggers() {
+            pats.push(normalize::normalize_str(t));
+            kinds.push(PatKind::Trigger(g));
+        }
+        let ac = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&pats)
+            .map_err(|e| format!("word lists: {e}"))?;
+        Ok(Detector {
+            ac,
+            kinds,
+            entries,
+            patterns: patterns::compiled(),
+        })
+    }
+
+    /// Every hit in `text` (a post's own words: the store has already cut out quotes).
+    pub fn scan(&self, text: &str) -> Vec<Hit> {
+        let n = normalize(text);
+        let quoted = quoted_ranges(&n.text);
+        let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
+        let mut allowed: Vec<(usize, usize)> = Vec::new();
+        let mut groups = patterns::GroupSet::default();
+        for m in self.ac.find_overlapping_iter(&n.text) {
+            match self.kinds[m.pattern().as_usize()] {
+                PatKind::Word { category, entry } => {
+                    words.push((m.start(), m.end(), category, entry))
+                }
+                PatKind::Allow => allowed.push((m.start(), m.end())),
+                PatKind::Trigger(g) => groups.insert(g),
+            }
+        }
+        let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
+        for (s, e, category, entry) in words {
+            let ent = &self.entries[entry as usize];
+            if in_ranges(&quoted, s, e)
+                || allowed
+                    .iter()
+                    .any(|&(a, b)| a < e && s < b && b - a >= e - s)
+            {
+                continue;
+            }
+            let (os, oe) = n.original_span(s, e);
+            let word = &n.text[s..e];
+            if glued_to_letters(word, text, os, oe) {
+                continue;
+            }
+            if ent.tags.alone && !stands_alone(&n.text, s, e) {
+                continue;
+            }
+            if ent.tags.short && !segment_boundaries(&n.text, s, e) {
+                continue;
+            }
+            if discusses_rules(&n.text, s, e) {
+                continue;
+            }
+            kept.push((s, e, category, entry));
+        }
+        let mut hits = Vec::new();
+        for &(s, e, category, entry) in &kept {
+            // A word inside a longer listed word is that word's (逼 in 傻逼, 你是狗 in 骗你是狗).
+            if kept
+                .iter()
+                .any(|&(a, b, _, _)| a <= s && e <= b && b - a > e - s)
+            {
+                continue;
+            }
+            let ent = &self.entries[entry as usize];
+            let (os, oe) = n.original_span(s, e);
+            hits.push(Hit {
+                category,
+                start: os,
+                end: oe,
+                matched: text[os..oe].to_string(),
+                reason: format!("word list: {}", ent.phrase),
+                card: ent.tags.card,
+            });
+        }
+        if !groups.is_empty() {
+            for h in self.patterns.scan(&groups, text, &n) {
+                let covered = allowed.iter().any(|&(a, b)| {
+                    let (oa, ob) = n.original_span(a, b);
+                    oa <= h.start && h.end <= ob
+                });
+                if !covered {
+                    hits.push(h);
+                }
+            }
+        }
+        hits.retain(|h| !quoted_original(text, h.start, h.end));
+        hits.sort_by_key(|h| (h.start, h.category));
+        hits.dedup_by(|a, b| a.category == b.category && a.start < b.end && b.start < a.end);
+        hits
+    }
+}
+
+/// A hit inside quotation marks or a `[quote]` block in the original text: someone else's
+/// words, or the rules being discussed (「发言不足五帖会吃黄牌」).
+fn quoted_original(text: &str, s: usize, e: usize) -> bool {
+    let (before, after) = (&text[..s], &text[e..]);
+    for (open, close) in [
+        ("「", "」"),
+        ("“", "”"),
+        ("『", "』"),
+        ("[quote]", "[/quote]"),
+    ] {
+        if let Some(o) = before.rfind(open)
+            && !before[o + open.len()..].contains(close)
+            && after.contains(close)
+        {
+            return true;
+        }
+    }
+    before.matches('"').count() % 2 == 1 && after.contains('"')
+}
+
+/// Ranges of the normalised text inside 「」 “” 『』 (the normaliser keeps those marks).
+fn quoted_ranges(t: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (open, close) in [('「', '」'), ('“', '”'), ('『', '』')] {
+        let mut from = 0;
+        while let Some(o) = t[from..].find(open) {
+            let o = from + o;
+            match t[o..].find(close) {
+                Some(c) => {
+                    out.push((o, o + c + close.len_utf8()));
+                    from = o + c + close.len_utf8();
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+fn in_ranges(r: &[(usize, usize)], s: usize, e: usize) -> bool {
+    r.iter().any(|&(a, b)| a <= s && e <= b)
+}
+
+/// A word starting (ending) with a letter (sb, nmsl, nmb的) is only that word where no
+/// letter or digit comes right before (after) it: usb, cnmb.
+fn glued_to_letters(word: &str, text: &str, s: usize, e: usize) -> bool {
+    let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let first = word.chars().next();
+    let last = word.chars().next_back();
+    (alnum(first) && alnum(text[..s].chars().next_back()))
+        || (alnum(last) && alnum(text[e..].chars().next()))
+}
+
+fn is_clause_sep(c: char) -> bool {
+    c.is_ascii_punctuation() || c.is_whitespace() || "，。！？、；：…".contains(c)
+}
+
+/// `[s, e)` is a clause of its own: nothing but punctuation or the text's ends around it.
+fn stands_alone(t: &str, s: usize, e: usize) -> bool {
+    let prev = t[..s].chars().next_back();
+    let next = t[e..].chars().next();
+    prev.is_none_or(is_clause_sep) && next.is_none_or(is_clause_sep)
+}
+
+/// The clause around `[s, e)` talks about the rules (规则, 违规, 判罚…), not with the words.
+fn discusses_rules(t: &str, s: usize, e: usize) -> bool {
+    let a = t[..s]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| is_clause_sep(*c))
+        .map(|(i, c)| i + c.len_utf8())
+        .unwrap_or(0);
+    let b = t[e..].find(is_clause_sep).map(|i| e + i).unwrap_or(t.len());
+    let c = &t[a..b];
+    ["规则", "违规", "判罚", "算不算", "会被判"]
+        .iter()
+        .any(|w| c.contains(w))
+}
+
+/// Does the segmenter cut the clause around `[s, e)` at both `s` and `e`?
+fn segment_boundaries(t: &str, s: usize, e: usize) -> bool {
+    let is_sep =
+        |c: char| c.is_ascii_punctuation() || c.is_whitespace() || "，。！？、；：…".contains(c);
+    let mut a = s;
+    for (i, c) in t[..s].char_indices().rev() {
+        if is_sep(c) || s - i > 30 {
+            break;
+        }
+        a = i;
+    }
+    let mut b = e;
+    for (i, c) in t[e..].char_indices() {
+        if is_sep(c) || i > 30 {
+            break;
+        }
+        b = e + i + c.len_utf8();
+    }
+    let window = &t[a..b];
+    let mut pos = a;
+    let (mut at_s, mut at_e) = (s == a, e == b);
+    for tok in jieba().cut(window, false) {
+        pos += tok.word.len();
+        if pos == s {
+            at_s = true;
+        }
+        if pos == e {
+            at_e = true;
+        }
+    }
+    at_s && at_e
+}
+
+/// Input for [`scan_post`]: one revision of one post, as stored.
+#[derive(Debug, Clone, Default)]
+pub struct PostText<'a> {
+    pub text: &'a str,
+    /// Red or near-red text outside quotes (the store's `red`).
+    pub red: &'a str,
+    /// Enlarged text outside quotes (the store's `large`).
+    pub large: &'a str,
+}
+
+/// Every hit of one post: its words, its red text, its enlarged text.
+pub fn scan_post(d: &Detector, p: &PostText<'_>) -> Vec<Hit> {
+    let mut hits = d.scan(p.text);
+    for (cat, styled, what) in [
+        (Category::RedFont, p.red, "red or near-red text"),
+        (Category::LargeFont, p.large, "enlarged text"),
+    ] {
+        let s = styled.trim();
+        if s.is_empty() {
+            continue;
+        }
+        let (start, end) = match p.text.find(s.lines().next().unwrap_or(s)) {
+            Some(i) => (i, i + s.lines().next().unwrap_or(s).len()),
+            None => (0, 0),
+        };
+        hits.push(Hit {
+            category: cat,
+            start,
+            end,
+            matched: s.chars().take(40).collect(),
+            reason: format!("{what} in the post"),
+            card: None,
+        });
+    }
+    hits
+}
+
+/// A post with nothing to say: digits, punctuation, one character repeated, filler (顶, 水).
+pub fn meaningless(text: &str) -> bool {
+    let n = normalize::normalize_str(text);
+    let core: String = n
+        .chars()
+        .filter(|c| {
+            !c.is_ascii_punctuation() && !c.is_whitespace() && !"，。！？、；：…".contains(*c)
+        })
+        .collect();
+    if core.is_empty() || core.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    const FILLER: &[&str] = &[
+        "顶",
+        "水",
+        "d",
+        "dd",
+        "up",
+        "沙发",
+        "板凳",
+        "占楼",
+        "抢楼",
+        "哈",
+        "啊",
+        "嗯",
+        "哦",
+        "1",
+        "+1",
+        "。",
+        "路过",
+        "打卡",
+        "冒泡",
+        "刷",
+        "刷楼",
+        "水一帖",
+        "水一下",
+        "灌水",
+    ];
+    FILLER.contains(&core.as_str())
+}
+
+/// Floods: given a thread's posts of one day in floor order as `(author, text)`, the
+/// indexes of the posts that make some author's run of `run` or more meaningless posts in
+/// a row (each from the `run`-th on). Other authors' posts do not break a run; the author's
+/// own post with something in it does.
+pub fn floods(texts: &[(&str, &str)], run: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut streak: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, (author, text)) in texts.iter().enumerate() {
+        let k = streak.entry(author).or_default();
+        if meaningless(text) {
+            *k += 1;
+            if *k >= run.max(1) {
+                out.push(i);
+            }
+        } else {
+            *k = 0;
+        }
+    }
+    out
+}
+
+/// The excerpt shown with a flag: up to `ctx` characters either side, the span in 【】.
+pub fn excerpt(text: &str, s: usize, e: usize, ctx: usize) -> String {
+    if s >= e || e > text.len() {
+        return text.chars().take(2 * ctx).collect();
+    }
+    let before: String = {
+        let v: Vec<char> = text[..s].chars().rev().take(ctx).collect();
+        v.into_iter().rev().collect()
+    };
+    let after: String = text[e..].chars().take(ctx).collect();
+    format!("{before}【{}】{after}", &text[s..e]).replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d() -> Detector {
+        Detector::new(&["沙雕鱼".to_string(), "傻树".to_string()]).unwrap()
+    }
+
+    #[test]
+    fn a_hit_names_its_original_span() {
+        let t = "你是傻 * 逼吧";
+        let h = d().scan(t);
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!(h[0].category, Category::Insult);
+        assert_eq!(&t[h[0].start..h[0].end], "傻 * 逼");
+        assert_eq!(excerpt(t, h[0].start, h[0].end, 5), "你是【傻 * 逼】吧");
+    }
+
+    #[test]
+    fn player_names_quotes_and_contained_words_do_not_fire() {
+        let d = d();
+        assert!(d.scan("沙雕鱼今天没发言").is_empty());
+        assert!(d.scan("傻树的票").is_empty());
+        assert!(d.scan("他说「你个傻逼」，这是违规").is_empty());
+        assert!(d.scan("不要麻痹大意").is_empty());
+        assert!(d.scan("草地").is_empty());
+        assert_eq!(d.scan("沙雕狼别跳了")[0].category, Category::Insult);
+    }
+
+    #[test]
+    fn floods_need_a_run_by_one_author() {
+        let posts = [
+            ("a", "1"),
+            ("b", "顶"),
+            ("a", "2"),
+            ("a", "。。。"),
+            ("a", "我来分析一下"),
+            ("a", "3"),
+        ];
+        assert_eq!(floods(&posts, 3), vec![3]);
+        assert!(meaningless("dd") && meaningless("！！！") && !meaningless("投他"));
+    }
+}
