@@ -594,7 +594,10 @@ fn concurrent_imports_into_one_fresh_database_all_succeed() {
             );
         }
         let store = Store::open(&dir.path("game.sqlite")).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 2);
+        assert_eq!(
+            store.schema_version().unwrap(),
+            bansha::store::SCHEMA_VERSION
+        );
         let posts = store.posts("bbs.saraba1st.com/2b", 1814693).unwrap();
         assert_eq!(posts.len(), 2);
         // Six imports of one page: one revision each, six fetch-log entries.

@@ -801,7 +801,14 @@ cause = "vote"
 
     #[test]
     fn fixed_cards_come_from_the_activity_report_once() {
-        let (cfg, _db, _c) = game("fromactivity", "075-zhifou");
+        let (cfg, db, _c) = game("fromactivity", "075-zhifou");
+        // The day's 投票帖 is stored (the activity report refuses a day it has no page of).
+        store(
+            &db,
+            702,
+            vec![post(1, 200, "导演", "2026-03-04 09:00", "第二天投票帖")],
+            &html(702),
+        );
         let c = cfg.to_str().unwrap();
         let (code, out, err) = bansha(&[
             "cards",

@@ -28,12 +28,12 @@ impl Daemon {
                         id,
                         tid = f.tid,
                         pid = f.pid,
-                        floor = ?f.floor,
+                        floor = %f.floor.map_or_else(|| "?".to_string(), |x| x.to_string()),
                         author = %f.author,
                         category = %f.category,
                         card = %f.card,
                         "new flag: {}",
-                        f.excerpt
+                        f.excerpt.replace('\n', " / ")
                     );
                     sum.new_flags.push(id);
                 }

@@ -45,6 +45,9 @@ pub use paging::{ForumState, PollState};
 pub use quote::resolve_quotes;
 pub use timeline::StoredPhase;
 
+/// The schema version this build writes (the number of migrations).
+pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{db}: cannot open the database: {source}")]
