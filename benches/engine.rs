@@ -141,7 +141,13 @@ fn main() {
         deaths += out.deaths.len();
         let json = serde_json::to_string(&render::phase_json(kind, *n, &out, vec![])).unwrap();
         store
-            .put_phase(kind, *n, &serde_json::to_string(input).unwrap(), &json)
+            .put_phase(
+                kind,
+                *n,
+                false,
+                &serde_json::to_string(input).unwrap(),
+                &json,
+            )
             .unwrap();
         st = out.state;
     }
@@ -173,7 +179,13 @@ fn main() {
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let phases = store.phases().unwrap();
-        let tl = night::replay(&cfg, &rules, &phases, Until::Before(night::night_key(12))).unwrap();
+        let tl = night::replay(
+            &cfg,
+            &rules,
+            &phases,
+            Until::Before(night::night_key(&rules, 12)),
+        )
+        .unwrap();
         let r = bansha_engine::resolve(&rules, &tl.state, last).unwrap();
         black_box(r);
         t_night.push(t0.elapsed().as_secs_f64() * 1000.0);

@@ -184,3 +184,17 @@ fn lingzu_hunter_hit_by_blast_stops_the_night_for_his_answer() {
         "{out}{err}"
     );
 }
+
+/// Regression: 灵族杀's night N comes before day N (「不公示死讯，进行警长竞选与讨论」, then
+/// 「警长竞选结束后，公示第一晚死讯」), so night N's deaths are announced on day N. The 公示
+/// was titled as if night N followed day N (第2天 for the first night).
+#[test]
+fn lingzu_night_n_is_announced_on_day_n() {
+    let g = Game::new("daynumber");
+    let (code, out, err) = g.night(1, N1, "bbcode");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("[b]第1天公示[/b]"), "{out}");
+    let (code, out, err) = g.night(2, "", "bbcode");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("[b]第2天公示[/b]"), "{out}");
+}

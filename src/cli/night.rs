@@ -47,7 +47,7 @@ pub fn run_night(a: &NightArgs) -> CliResult {
         &cfg,
         &rules,
         &phases,
-        Until::Before(night::night_key(a.night)),
+        Until::Before(night::night_key(&rules, a.night)),
     )
     .map_err(CliError::input)?;
     if let Some(p) = tl.problems.first() {
@@ -75,15 +75,21 @@ pub fn run_night(a: &NightArgs) -> CliResult {
     let stale = if a.dry_run {
         Vec::new()
     } else {
-        store_phase(&mut store, "night", a.night, &input, &out)?
+        store_phase(&mut store, &rules, "night", a.night, &input, &out)?
     };
-    let day_before = phases
-        .iter()
-        .find(|p| p.kind == "day" && p.number == a.night)
-        .and_then(|_| {
+    // The day whose vote outs the morning 公示 lists first: the same day (night n after day
+    // n), or the day before (night n before day n, as 灵族杀's).
+    let prev_day = if rules.night_before_day {
+        a.night.checked_sub(1)
+    } else {
+        Some(a.night)
+    };
+    let day_before = prev_day
+        .filter(|d| phases.iter().any(|p| p.kind == "day" && p.number == *d))
+        .and_then(|d| {
             tl.entries
                 .iter()
-                .find(|e| e.kind == "day" && e.number == a.night)
+                .find(|e| e.kind == "day" && e.number == d)
                 .and_then(|e| e.outcome.as_ref())
         });
     print_phase(
@@ -147,6 +153,7 @@ fn resolve_or_prompt(
 
 fn store_phase(
     store: &mut Store,
+    rules: &EngineRules,
     kind: &str,
     n: u32,
     input: &PhaseInput,
@@ -156,7 +163,7 @@ fn store_phase(
         serde_json::to_string(&render::phase_json(kind, n, out, Vec::new())).expect("serialisable");
     let input = serde_json::to_string(input).expect("serialisable");
     let stale = store
-        .put_phase(kind, n, &input, &json)
+        .put_phase(kind, n, rules.night_before_day, &input, &json)
         .map_err(CliError::runtime)?;
     Ok(stale
         .into_iter()
@@ -266,7 +273,7 @@ pub fn confirm_day(
         Some(day),
         &src,
     )?;
-    let stale = store_phase(&mut store, "day", day, &input, &out)?;
+    let stale = store_phase(&mut store, &rules, "day", day, &input, &out)?;
     print_phase(cfg, &rules, "day", day, &out, &stale, None, format);
     Ok(())
 }

@@ -48,11 +48,11 @@ pub enum Until {
 /// the director's events of a day come after its outcome (sub 1).
 pub type Key = (i64, u8);
 
-pub fn night_key(n: u32) -> Key {
-    (StoredPhase::ord("night", n), 0)
+pub fn night_key(rules: &EngineRules, n: u32) -> Key {
+    (StoredPhase::ord("night", n, rules.night_before_day), 0)
 }
 pub fn day_key(n: u32) -> Key {
-    (StoredPhase::ord("day", n), 0)
+    (StoredPhase::ord("day", n, false), 0)
 }
 
 /// One entry of the replayed timeline.
@@ -90,7 +90,7 @@ fn event_key(cfg: &Config, at: Timestamp) -> Key {
         .find(|d| d.closes.is_some_and(|c| cfg.ts(c) >= at))
         .or(days.last())
         .map_or(0, |d| d.number);
-    (StoredPhase::ord("day", d), 1)
+    (StoredPhase::ord("day", d, false), 1)
 }
 
 fn event_at(e: &Event) -> Option<crate::config::LocalTime> {
@@ -106,11 +106,14 @@ fn event_at(e: &Event) -> Option<crate::config::LocalTime> {
 
 /// Whether a stored phase had happened by `t` (a day once it closed; a night once the next
 /// day opened, or its own day closed when the next day's times are not configured).
-fn phase_by(cfg: &Config, p: &StoredPhase, t: Timestamp) -> bool {
+/// Where night n precedes day n (`night_before_day`), the night had happened once day n
+/// opened.
+fn phase_by(cfg: &Config, rules: &EngineRules, p: &StoredPhase, t: Timestamp) -> bool {
     let closes = |n: u32| cfg.day(n).and_then(|d| d.closes).map(|c| cfg.ts(c));
     let opens = |n: u32| cfg.day(n).and_then(|d| d.opens).map(|c| cfg.ts(c));
     match p.kind.as_str() {
         "day" => closes(p.number).is_none_or(|c| c <= t),
+        _ if rules.night_before_day => opens(p.number).is_none_or(|o| o <= t),
         _ => match opens(p.number + 1) {
             Some(o) => o <= t,
             None => closes(p.number).is_none_or(|c| c <= t),
@@ -129,7 +132,8 @@ pub fn replay(
     let mut st = initial_state(cfg, rules)?;
     let mut items: Vec<(Key, usize, Item)> = Vec::new();
     for (i, p) in phases.iter().enumerate() {
-        items.push(((StoredPhase::ord(&p.kind, p.number), 0), i, Item::Phase(p)));
+        let ord = StoredPhase::ord(&p.kind, p.number, rules.night_before_day);
+        items.push(((ord, 0), i, Item::Phase(p)));
     }
     for (i, e) in cfg.events.iter().enumerate() {
         if let Some(at) = event_at(e) {
@@ -143,7 +147,7 @@ pub fn replay(
         let keep = match (until, &item) {
             (Until::All, _) => true,
             (Until::Before(b), _) => key < b,
-            (Until::At(t), Item::Phase(p)) => phase_by(cfg, p, t),
+            (Until::At(t), Item::Phase(p)) => phase_by(cfg, rules, p, t),
             (Until::At(t), Item::Event(e)) => event_at(e).is_some_and(|a| cfg.ts(a) <= t),
         };
         if !keep {

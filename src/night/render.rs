@@ -173,6 +173,9 @@ pub fn phase_bbcode(
     let title = if kind == "night" {
         if number == 0 {
             "开局".to_string()
+        } else if rules.night_before_day {
+            // 灵族杀: night n's deaths are announced on day n.
+            format!("第{number}天公示")
         } else {
             format!("第{}天公示", number + 1)
         }

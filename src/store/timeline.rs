@@ -34,8 +34,16 @@ pub struct StoredPhase {
 }
 
 impl StoredPhase {
-    pub fn ord(kind: &str, number: u32) -> i64 {
-        number as i64 * 2 + i64::from(kind == "night")
+    /// The timeline position of a phase: `2·n` for day n; a night sits just after its day
+    /// (`2·n + 1`), or just before it where the rule set's night n precedes day n
+    /// (`night_before_day`: `2·n − 1`).
+    pub fn ord(kind: &str, number: u32, night_before_day: bool) -> i64 {
+        let n = number as i64 * 2;
+        match (kind == "night", night_before_day) {
+            (false, _) => n,
+            (true, false) => n + 1,
+            (true, true) => n - 1,
+        }
     }
 }
 
@@ -50,11 +58,12 @@ impl Store {
         &mut self,
         kind: &str,
         number: u32,
+        night_before_day: bool,
         input: &str,
         result: &str,
     ) -> Result<Vec<(String, u32)>, StoreError> {
         self.timeline_init()?;
-        let ord = StoredPhase::ord(kind, number);
+        let ord = StoredPhase::ord(kind, number, night_before_day);
         let db = self.db.clone();
         let e = |source| StoreError::Sqlite {
             db: db.clone(),
@@ -128,11 +137,11 @@ mod tests {
     #[test]
     fn re_resolving_a_night_replaces_it_and_marks_later_phases_stale() {
         let mut s = Store::open_in_memory().unwrap();
-        s.put_phase("night", 0, "{}", "r0").unwrap();
-        s.put_phase("day", 1, "{}", "d1").unwrap();
-        s.put_phase("night", 1, "{}", "n1").unwrap();
-        s.put_phase("day", 2, "{}", "d2").unwrap();
-        let stale = s.put_phase("night", 1, "{}", "n1b").unwrap();
+        s.put_phase("night", 0, false, "{}", "r0").unwrap();
+        s.put_phase("day", 1, false, "{}", "d1").unwrap();
+        s.put_phase("night", 1, false, "{}", "n1").unwrap();
+        s.put_phase("day", 2, false, "{}", "d2").unwrap();
+        let stale = s.put_phase("night", 1, false, "{}", "n1b").unwrap();
         assert_eq!(stale, vec![("day".to_string(), 2)]);
         let p = s.phases().unwrap();
         let got: Vec<(&str, u32, &str, bool, u32)> = p
@@ -156,5 +165,17 @@ mod tests {
                 ("day", 2, "d2", true, 1),
             ]
         );
+    }
+
+    #[test]
+    fn a_night_before_its_day_sorts_before_it() {
+        // 075: 开局 (night 0), day 1, night 1, day 2.
+        let o = |k, n| StoredPhase::ord(k, n, false);
+        assert!(o("night", 0) < o("day", 1) && o("day", 1) < o("night", 1));
+        assert!(o("night", 1) < o("day", 2));
+        // 灵族杀: night 1, day 1, night 2, day 2.
+        let o = |k, n| StoredPhase::ord(k, n, true);
+        assert!(o("night", 1) < o("day", 1) && o("day", 1) < o("night", 2));
+        assert!(o("night", 2) < o("day", 2));
     }
 }

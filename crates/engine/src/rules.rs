@@ -45,6 +45,11 @@ pub struct EngineRules {
     /// How a simultaneous win of several camps is decided.
     #[serde(default)]
     pub simultaneous_win: SimultaneousWin,
+    /// Night N comes before day N (灵族杀: 「第一晚」 is before the day-1 election, and its
+    /// deaths are announced on day 1); otherwise night N follows day N (075: 开局 is night 0).
+    /// Only the timeline's order and the 公示's day number depend on it.
+    #[serde(default)]
+    pub night_before_day: bool,
     /// Causes of going out, as the director and the engine name them, with the clause.
     #[serde(default)]
     pub causes: BTreeMap<String, String>,
