@@ -516,8 +516,7 @@ fn activity_scenarios() {
 mod cli {
     use std::path::PathBuf;
 
-    use bansha::model::{PagePost, ThreadPage};
-    use bansha::store::{FetchInfo, SourceKind, Store};
+    use bansha::model::PagePost;
 
     use crate::common::bansha;
 
@@ -528,45 +527,12 @@ mod cli {
     }
 
     fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
-        let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
-        PagePost {
-            pid: Some(pid),
-            floor: Some(floor),
-            floor_label: format!("{floor}#"),
-            author: author.into(),
-            uid: Some(uid),
-            time: bansha::time::parse_local(time, tz).unwrap(),
-            edit: None,
-            quote: None,
-            html: text.into(),
-            text: text.into(),
-            red: String::new(),
-            large: String::new(),
-            locked: None,
-            deleted: false,
-            duplicate: false,
-        }
+        crate::common::page_post(floor, pid, author, uid, time, text)
     }
 
     fn store(db: &std::path::Path, tid: u64, posts: Vec<PagePost>) {
-        let mut s = Store::open(db).unwrap();
-        let page = ThreadPage {
-            tid,
-            title: format!("thread {tid}"),
-            page: 1,
-            total_pages: 1,
-            posts,
-            author_filtered: false,
-            viewer_uid: Some(1),
-        };
-        let info = FetchInfo {
-            source: format!("{BASE}forum.php?mod=viewthread&tid={tid}"),
-            kind: SourceKind::Html,
-            page: 1,
-            fetched_at: 1_772_700_000,
-        };
-        s.store_page(&bansha::config::forum_key(BASE), &page, &info)
-            .unwrap();
+        let source = format!("{BASE}forum.php?mod=viewthread&tid={tid}");
+        crate::common::store_one_page(db, BASE, tid, posts, &source);
     }
 
     /// A [075] day 2: 甲 posts five times and votes; 乙 posts twice and votes with a ballot

@@ -132,3 +132,62 @@ pub mod quote {
         }
     }
 }
+
+/// A post as a parsed page shows it (Asia/Shanghai time `YYYY-MM-DD HH:MM`), for tests that
+/// store pages directly.
+pub fn page_post(
+    floor: u32,
+    pid: u64,
+    author: &str,
+    uid: u64,
+    time: &str,
+    text: &str,
+) -> bansha::model::PagePost {
+    let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+    bansha::model::PagePost {
+        pid: Some(pid),
+        floor: Some(floor),
+        floor_label: format!("{floor}#"),
+        author: author.into(),
+        uid: Some(uid),
+        time: bansha::time::parse_local(time, tz).unwrap(),
+        edit: None,
+        quote: None,
+        html: text.into(),
+        text: text.into(),
+        red: String::new(),
+        large: String::new(),
+        locked: None,
+        deleted: false,
+        duplicate: false,
+    }
+}
+
+/// Store `posts` as page 1 (of 1) of thread `tid` on the forum at `base`, as fetched from
+/// `source`.
+pub fn store_one_page(
+    db: &std::path::Path,
+    base: &str,
+    tid: u64,
+    posts: Vec<bansha::model::PagePost>,
+    source: &str,
+) {
+    let mut s = bansha::store::Store::open(db).unwrap();
+    let page = bansha::model::ThreadPage {
+        tid,
+        title: format!("thread {tid}"),
+        page: 1,
+        total_pages: 1,
+        posts,
+        author_filtered: false,
+        viewer_uid: Some(1),
+    };
+    let info = bansha::store::FetchInfo {
+        source: source.to_string(),
+        kind: bansha::store::SourceKind::Html,
+        page: 1,
+        fetched_at: 1_772_700_000,
+    };
+    s.store_page(&bansha::config::forum_key(base), &page, &info)
+        .unwrap();
+}

@@ -287,8 +287,8 @@ fn cold_neutral_comments_flag_rate_under_3_percent() {
 mod cli {
     use std::path::{Path, PathBuf};
 
-    use bansha::model::{EditNotice, PagePost, ThreadPage};
-    use bansha::store::{FetchInfo, SourceKind, Store};
+    use bansha::model::{EditNotice, PagePost};
+    use bansha::store::Store;
     use serde_json::Value;
 
     use crate::common::bansha;
@@ -303,45 +303,11 @@ mod cli {
     }
 
     fn post(floor: u32, pid: u64, author: &str, time: &str, text: &str) -> PagePost {
-        let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
-        PagePost {
-            pid: Some(pid),
-            floor: Some(floor),
-            floor_label: format!("{floor}#"),
-            author: author.into(),
-            uid: Some(pid),
-            time: bansha::time::parse_local(time, tz).unwrap(),
-            edit: None,
-            quote: None,
-            html: text.into(),
-            text: text.into(),
-            red: String::new(),
-            large: String::new(),
-            locked: None,
-            deleted: false,
-            duplicate: false,
-        }
+        crate::common::page_post(floor, pid, author, pid, time, text)
     }
 
     fn store(db: &Path, tid: u64, posts: Vec<PagePost>, source: &str) {
-        let mut s = Store::open(db).unwrap();
-        let page = ThreadPage {
-            tid,
-            title: format!("thread {tid}"),
-            page: 1,
-            total_pages: 1,
-            posts,
-            author_filtered: false,
-            viewer_uid: Some(1),
-        };
-        let info = FetchInfo {
-            source: source.to_string(),
-            kind: SourceKind::Html,
-            page: 1,
-            fetched_at: 1_772_700_000,
-        };
-        s.store_page(&bansha::config::forum_key(BASE), &page, &info)
-            .unwrap();
+        crate::common::store_one_page(db, BASE, tid, posts, source);
     }
 
     fn html(tid: u64) -> String {
