@@ -311,30 +311,16 @@ fn run(file: &Path) -> Result<(), String> {
     }
     cited.extend(r.notes.iter().cloned());
     cited.extend(r.players.iter().filter_map(|p| p.note.clone()));
-    match (
+    let cited: Vec<&str> = cited.iter().map(String::as_str).collect();
+    errs.extend(quote::check_scenario_citations(
+        &sc.rule,
         sc.applied,
-        quote::check_cited(&sc.rule, cited.iter().map(String::as_str)),
-    ) {
-        (true, Err(e)) => errs.push(e),
-        (false, Ok(())) => errs.push(format!(
-            "`rule` 「{}」 is cited by the report, but the case says it does not apply",
-            sc.rule
-        )),
-        _ => {}
-    }
-    for c in &sc.context {
-        if let Err(e) = quote::check_quotation(c, &quote::post_text(&rs.meta.source)) {
-            errs.push(format!("context: {e}"));
-        }
-    }
-    for na in &sc.not_applied {
-        if let Err(e) = quote::check_quotation(na, &quote::post_text(&rs.meta.source)) {
-            errs.push(format!("not_applied: {e}"));
-        }
-        if quote::check_cited(na, cited.iter().map(String::as_str)).is_ok() {
-            errs.push(format!("not_applied 「{na}」 is cited by the report"));
-        }
-    }
+        &sc.context,
+        &sc.not_applied,
+        &rs.meta.source,
+        &cited,
+        "the report",
+    ));
     let ex = &sc.expect;
     let mut chk = |what: &str, want: Option<String>, got: String| {
         if let Some(w) = want

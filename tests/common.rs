@@ -131,6 +131,44 @@ pub mod quote {
             ))
         }
     }
+
+    /// The citation checks both scenario harnesses make: `rule` is cited by a verdict (or,
+    /// with `applied = false`, by none); every `context` sentence is a quotation of the
+    /// post; every `not_applied` sentence is a quotation that no verdict cites. `by` names
+    /// what cites (a verdict, the report) in the messages.
+    pub fn check_scenario_citations(
+        rule: &str,
+        applied: bool,
+        context: &[String],
+        not_applied: &[String],
+        source: &str,
+        cited: &[&str],
+        by: &str,
+    ) -> Vec<String> {
+        let mut errs = Vec::new();
+        match (applied, check_cited(rule, cited.iter().copied())) {
+            (true, Err(e)) => errs.push(e),
+            (false, Ok(())) => errs.push(format!(
+                "`rule` 「{rule}」 is cited by {by}, but the case says it does not apply"
+            )),
+            _ => {}
+        }
+        let post = post_text(source);
+        for c in context {
+            if let Err(e) = check_quotation(c, &post) {
+                errs.push(format!("context: {e}"));
+            }
+        }
+        for na in not_applied {
+            if let Err(e) = check_quotation(na, &post) {
+                errs.push(format!("not_applied: {e}"));
+            }
+            if check_cited(na, cited.iter().copied()).is_ok() {
+                errs.push(format!("not_applied 「{na}」 is cited by {by}"));
+            }
+        }
+        errs
+    }
 }
 
 /// A post as a parsed page shows it (Asia/Shanghai time `YYYY-MM-DD HH:MM`), for tests that

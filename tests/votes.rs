@@ -301,32 +301,16 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         .chain(t.notes.iter().map(String::as_str))
         .chain([t.outcome.clause.as_str(), t.secrecy_clause.as_str()]);
     let cited: Vec<&str> = cited.collect();
-    match (
+    for e in quote::check_scenario_citations(
+        &sc.rule,
         sc.applied,
-        quote::check_cited(&sc.rule, cited.iter().copied()),
+        &sc.context,
+        &sc.not_applied,
+        &rs.meta.source,
+        &cited,
+        "a verdict",
     ) {
-        (true, Err(e)) => errs.push(format!("{name}: {e}")),
-        (false, Ok(())) => errs.push(format!(
-            "{name}: `rule` 「{}」 is cited by a verdict, but the case says it does not apply",
-            sc.rule
-        )),
-        _ => {}
-    }
-    for c in &sc.context {
-        if let Err(e) = quote::check_quotation(c, &quote::post_text(&rs.meta.source)) {
-            errs.push(format!("{name}: context: {e}"));
-        }
-    }
-    for na in &sc.not_applied {
-        let post = quote::post_text(&rs.meta.source);
-        if let Err(e) = quote::check_quotation(na, &post) {
-            errs.push(format!("{name}: not_applied: {e}"));
-        }
-        if quote::check_cited(na, cited.iter().copied()).is_ok() {
-            errs.push(format!(
-                "{name}: not_applied 「{na}」 is cited by a verdict"
-            ));
-        }
+        errs.push(format!("{name}: {e}"));
     }
     let e = &sc.expect;
     let mut check = |ok: bool, what: String| {
@@ -678,11 +662,8 @@ fn bansha_cmd(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn tally_command_json_at_and_bbcode() {
-    let cfg = cli_game("cli", "");
-    let cfg = cfg.to_str().unwrap();
-    // As of 关门: 傻树 (警长, 2) + 不见 (改票) for 大黄蜂; 白色防御者 misspelt.
+/// `bansha tally --day 2 --at 关门 --format json` on a game config; it must succeed.
+fn tally_json_at_close(cfg: &str) -> serde_json::Value {
     let out = bansha_cmd(&[
         "tally",
         "--config",
@@ -699,7 +680,15 @@ fn tally_command_json_at_and_bbcode() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn tally_command_json_at_and_bbcode() {
+    let cfg = cli_game("cli", "");
+    let cfg = cfg.to_str().unwrap();
+    // As of 关门: 傻树 (警长, 2) + 不见 (改票) for 大黄蜂; 白色防御者 misspelt.
+    let j = tally_json_at_close(cfg);
     assert_eq!(j["day"], 2);
     assert_eq!(j["mode"], "elimination");
     assert_eq!(
@@ -796,23 +785,7 @@ fn tally_command_rejects_unknown_day_and_bad_time() {
 fn tally_command_takes_the_directors_acceleration() {
     // 「执行加速时，所有人不可改票」: with the day accelerated, 不见's 改票 (floor 4) fails.
     let cfg = cli_game("accel", "\n[[event]]\nkind = \"accelerate\"\nday = 2\n");
-    let out = bansha_cmd(&[
-        "tally",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--day",
-        "2",
-        "--at",
-        "2026-03-05 21:00",
-        "--format",
-        "json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = tally_json_at_close(cfg.to_str().unwrap());
     assert_eq!(j["accelerated"], true);
     let b = j["ballots"].as_array().unwrap();
     let f4 = b.iter().find(|x| x["floor"] == 4).unwrap();
@@ -833,23 +806,7 @@ fn tally_command_applies_acceleration_from_its_moment() {
         "accel-at",
         "\n[[event]]\nkind = \"accelerate\"\nday = 2\nat = \"2026-03-05 15:30\"\n",
     );
-    let out = bansha_cmd(&[
-        "tally",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--day",
-        "2",
-        "--at",
-        "2026-03-05 21:00",
-        "--format",
-        "json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = tally_json_at_close(cfg.to_str().unwrap());
     assert_eq!(j["accelerated"], true);
     assert_eq!(j["accelerated_since"], "2026-03-05 15:30:00");
     let b = j["ballots"].as_array().unwrap();
