@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::*;
-use crate::config::Config;
 use crate::daemon::Daemon;
 use crate::fetch::Fetcher;
 use crate::store::Store;
@@ -62,7 +61,9 @@ fn setup(dir: &Path) -> Result<PathBuf, CliError> {
         let _ = std::fs::remove_file(format!("{}{ext}", db.display()));
     }
 
-    let cfg = Config::load(&config).map_err(CliError::input)?;
+    let cfg = load_config(&ConfigArg {
+        config: config.clone(),
+    })?;
     let now = crate::time::parse_local(NOW, cfg.tz).expect("constant time parses");
     println!(
         "== syncing {} threads of \"{}\" as the director (cookies in {})",
