@@ -29,7 +29,19 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
         skill: a.skill.clone(),
         targets: a.targets.clone(),
         void: false,
+        at: cx.checkpoint.clone(),
     });
+    // the skill's own feedback may be released at another checkpoint than its step's
+    let step_checkpoint = cx.checkpoint.clone();
+    if def.feedback_at.is_some() {
+        cx.checkpoint = def.feedback_at.clone();
+    }
+    let r = apply_effects(cx, def, a);
+    cx.checkpoint = step_checkpoint;
+    r
+}
+
+fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
     lock_targets(cx, def, a);
     count_use(cx, a);
     if let Some(p) = cx.st.player_mut(&a.actor) {
@@ -134,7 +146,10 @@ pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
                 announce,
                 ..
             } => info::pipe(cx, a, status, join_role, notice, announce),
-            Effect::Force { notice } => info::force(cx, a, notice)?,
+            Effect::Force {
+                notice,
+                team_notice_at,
+            } => info::force(cx, a, notice, team_notice_at)?,
             Effect::Hunt { camp } => traps::hunt(cx, camp, a),
             Effect::Relay { to_role, max_chars } => info::relay(cx, a, to_role, *max_chars)?,
             Effect::RefreshLimited => info::refresh_limited(cx, a),

@@ -73,6 +73,8 @@ pub struct Used {
     pub skill: String,
     pub targets: Vec<String>,
     pub void: bool,
+    /// The checkpoint of the step it was used in (a trap it springs is told then).
+    pub at: Option<String>,
 }
 
 /// One line of the director's notes: what happened at which step, by which clause.
@@ -459,10 +461,16 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn tell(&mut self, player: &str, text: impl Into<String>) {
+        let at = self.checkpoint.clone();
+        self.tell_at(player, text, at);
+    }
+
+    /// Feedback released at a given checkpoint (a trap told when its victim acted).
+    pub fn tell_at(&mut self, player: &str, text: impl Into<String>, at: Option<String>) {
         self.feedback.push(Feedback {
             player: player.to_string(),
             text: text.into(),
-            at: self.checkpoint.clone(),
+            at,
         });
     }
 
@@ -1150,7 +1158,16 @@ impl<'a> Ctx<'a> {
         self.announcements.splice(0..0, effects::announce(self));
     }
 
-    fn finish(self) -> Outcome {
+    fn finish(mut self) -> Outcome {
+        // feedback in the order it is released: by checkpoint, stable within one
+        if !self.rules.checkpoints.is_empty() {
+            let cps = &self.rules.checkpoints;
+            self.feedback.sort_by_key(|f| {
+                f.at.as_ref()
+                    .and_then(|a| cps.iter().position(|c| c == a))
+                    .unwrap_or(0)
+            });
+        }
         Outcome {
             moment: self.input.moment,
             deaths: self.deaths,

@@ -79,6 +79,18 @@ pub struct EngineRules {
     /// are not settled (皇权争霸「该阵营所进行的技能也全部中止结算」).
     #[serde(default)]
     pub lost_camps_stop: Option<String>,
+    /// The checkpoints at which a night's feedback is released, in order (皇权争霸 Q2:
+    /// 关门后15分/30分/45分/60分). The outcome's feedback is listed in this order (stable
+    /// within one checkpoint); every `checkpoint`/`feedback_at` must name one of them.
+    #[serde(default)]
+    pub checkpoints: Vec<String>,
+    /// Checks run on a day's outs (投票…) before the player goes out: `first-out-immunity`,
+    /// `dodge` (皇权争霸: 统领「免疫第一次出局」, 避险「若南华老仙即将出局」 are not night-only).
+    #[serde(default)]
+    pub day_checks: Vec<Check>,
+    /// Causes `day_checks` never stop (红牌…), each a labelled reading in the rule file.
+    #[serde(default)]
+    pub day_checks_spare: Vec<String>,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -316,6 +328,10 @@ pub struct SkillDef {
     /// Choosing X targets locks each of them for the next X nights (守护之盾).
     #[serde(default)]
     pub cooldown_by_targets: bool,
+    /// Feedback this skill's own action produces is released at this checkpoint instead of
+    /// its step's (皇权争霸 Q2: 通灵「在45分…告知女巫刀法」 though 女巫 acts later).
+    #[serde(default)]
+    pub feedback_at: Option<String>,
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub clause: String,
@@ -568,8 +584,14 @@ pub enum Effect {
     },
     /// `targets[0]` uses its `choice`-th skill (1-based, in its role's order) on `targets[1]`
     /// (or without a target) once more, spending a use; told `你被…迷惑`. Choosing oneself first
-    /// loses the skill (妖术).
-    Force { notice: String },
+    /// loses the skill (妖术). The forced use obeys the target limits of the forced skill
+    /// (cooldowns, once-per-target, `restrict`ions, not-self). The notice is released at
+    /// `team_notice_at` when the forced skill is a team skill (Q2「在45分告知被成功魔音的团队角色」).
+    Force {
+        notice: String,
+        #[serde(default)]
+        team_notice_at: Option<String>,
+    },
     /// The target of `camp`: the actor loses this skill and is told; any other target takes
     /// a poison, settled in the poison order under this skill (狩猎).
     Hunt { camp: String },
@@ -923,6 +945,41 @@ impl EngineRules {
                             format!("unknown {what} `{n}`"),
                         ));
                     }
+                }
+            }
+        }
+        // checkpoints named by steps, skills and effects are declared
+        let cp_ok = |c: &str| self.checkpoints.iter().any(|d| d == c);
+        for (sec, list) in [
+            ("start", &self.start),
+            ("dusk", &self.dusk),
+            ("night", &self.night),
+        ] {
+            for st in list {
+                if let Some(c) = &st.checkpoint
+                    && !cp_ok(c)
+                {
+                    errs.push((
+                        format!("engine.{sec}.{}.checkpoint", st.id),
+                        format!("unknown checkpoint `{c}` (declare it in engine.checkpoints)"),
+                    ));
+                }
+            }
+        }
+        for (name, s) in &self.skills {
+            let named = s
+                .feedback_at
+                .iter()
+                .chain(s.effects.iter().filter_map(|e| match e {
+                    Effect::Force { team_notice_at, .. } => team_notice_at.as_ref(),
+                    _ => None,
+                }));
+            for c in named {
+                if !cp_ok(c) {
+                    errs.push((
+                        format!("engine.skill.{name}"),
+                        format!("unknown checkpoint `{c}` (declare it in engine.checkpoints)"),
+                    ));
                 }
             }
         }

@@ -93,6 +93,13 @@ pub struct Expect {
     /// `player: text` — no feedback to `player` contains `text` (`player:` alone: none at all).
     #[serde(default)]
     pub no_feedback: Vec<String>,
+    /// `checkpoint|player: text` — that feedback is released at that checkpoint.
+    #[serde(default)]
+    pub feedback_at: Vec<String>,
+    /// `player: text`, … — these feedback lines come in this order in the outcome (the order
+    /// of release).
+    #[serde(default)]
+    pub feedback_order: Vec<String>,
     /// Each is contained in some announcement.
     #[serde(default)]
     pub announcements: Vec<String>,
@@ -316,6 +323,51 @@ fn compare(tag: &str, e: &Expect, out: &crate::resolve::Outcome, errs: &mut Vec<
                 .map(|x| format!("{}: {}", x.player, x.text))
                 .collect();
             errs.push(format!("{tag}: no feedback `{f}`; got {got:?}"));
+        }
+    }
+    let find = |f: &str, from: usize| {
+        let (p, t) = f.split_once(':').unwrap_or((f, ""));
+        out.feedback
+            .iter()
+            .enumerate()
+            .skip(from)
+            .find(|(_, x)| x.player == p.trim() && x.text.contains(t.trim()))
+            .map(|(i, x)| (i, x.at.clone()))
+    };
+    let released = || {
+        out.feedback
+            .iter()
+            .map(|x| {
+                format!(
+                    "[{}] {}: {}",
+                    x.at.as_deref().unwrap_or("-"),
+                    x.player,
+                    x.text
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for f in &e.feedback_at {
+        let (at, f) = f.split_once('|').unwrap_or(("", f));
+        match find(f, 0) {
+            Some((_, got)) if got.as_deref() == Some(at.trim()) => {}
+            got => errs.push(format!(
+                "{tag}: feedback `{f}` at {got:?}, want {at}; released {:?}",
+                released()
+            )),
+        }
+    }
+    let mut from = 0;
+    for f in &e.feedback_order {
+        match find(f, from) {
+            Some((i, _)) => from = i + 1,
+            None => {
+                errs.push(format!(
+                    "{tag}: feedback `{f}` not found after the previous one; released {:?}",
+                    released()
+                ));
+                break;
+            }
         }
     }
     for f in &e.no_feedback {

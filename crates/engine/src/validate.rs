@@ -4,8 +4,8 @@
 
 use crate::action::{Action, Invalid};
 use crate::resolve::PhaseInput;
-use crate::rules::{EngineRules, Step, Timing};
-use crate::state::{GameState, Phase};
+use crate::rules::{EngineRules, SkillDef, Step, Timing};
+use crate::state::{GameState, Phase, PlayerState};
 
 pub(crate) fn validate(
     rules: &EngineRules,
@@ -169,45 +169,7 @@ fn check(
             )
         });
     }
-    for t in &a.targets {
-        if st.player(t).is_some_and(|p| !p.alive()) {
-            return Err(format!("目标 {t} 已出局，不能被选为技能的目标"));
-        }
-        if def.not_self && t == &a.actor {
-            return Err(format!("<{}>不能以自己为目标", a.skill));
-        }
-        if let Some(l) = st.target_locks.iter().find(|l| {
-            l.skill == a.skill && &l.target == t && l.until_night.is_none_or(|u| u >= night)
-        }) {
-            return Err(match l.until_night {
-                None => format!("<{}>对每名角色只能发动一次（{t} 已是其目标）", a.skill),
-                Some(u) => format!("<{}>第{u}夜之前不能再次选择 {t}", a.skill),
-            });
-        }
-        if let Some(r) = st
-            .restrictions
-            .iter()
-            .find(|r| r.night == night && r.spare_camp != actor.camp)
-            && t != &a.actor
-            && !st.living_neighbours(&a.actor).contains(t)
-        {
-            return Err(format!(
-                "<{}>之后的夜晚，{} 只能对自己和存活的相邻角色（{}）使用技能",
-                r.skill,
-                a.actor,
-                st.living_neighbours(&a.actor).join("、")
-            ));
-        }
-        if def.no_repeat
-            && st.last_night == Some(night.saturating_sub(1))
-            && actor
-                .last_targets
-                .get(&a.skill)
-                .is_some_and(|l| l.contains(t))
-        {
-            return Err(format!("<{}>不能连续两晚选择同一目标 {t}", a.skill));
-        }
-    }
+    target_limits(def, &a.skill, st, actor, &a.targets, night)?;
     let earlier = input.actions[..i]
         .iter()
         .filter(|b| b.actor == a.actor && b.skill == a.skill)
@@ -256,6 +218,56 @@ fn check(
         }
     }
     crate::effects::precheck_convert(rules, st, def, a)
+}
+
+/// The limits on a skill's targets: alive, not oneself when barred, per-target locks
+/// (雪隐, 守护之盾), a `restrict`ion's neighbours (暴风雪), no repeat of last night. Shared by
+/// submitted actions and uses forced by another skill (妖术).
+pub(crate) fn target_limits(
+    def: &SkillDef,
+    skill: &str,
+    st: &GameState,
+    actor: &PlayerState,
+    targets: &[String],
+    night: u32,
+) -> Result<(), String> {
+    for t in targets {
+        if st.player(t).is_some_and(|p| !p.alive()) {
+            return Err(format!("目标 {t} 已出局，不能被选为技能的目标"));
+        }
+        if def.not_self && t == &actor.name {
+            return Err(format!("<{}>不能以自己为目标", skill));
+        }
+        if let Some(l) = st.target_locks.iter().find(|l| {
+            l.skill == skill && &l.target == t && l.until_night.is_none_or(|u| u >= night)
+        }) {
+            return Err(match l.until_night {
+                None => format!("<{}>对每名角色只能发动一次（{t} 已是其目标）", skill),
+                Some(u) => format!("<{}>第{u}夜之前不能再次选择 {t}", skill),
+            });
+        }
+        if let Some(r) = st
+            .restrictions
+            .iter()
+            .find(|r| r.night == night && r.spare_camp != actor.camp)
+            && t != &actor.name
+            && !st.living_neighbours(&actor.name).contains(t)
+        {
+            return Err(format!(
+                "<{}>之后的夜晚，{} 只能对自己和存活的相邻角色（{}）使用技能",
+                r.skill,
+                actor.name,
+                st.living_neighbours(&actor.name).join("、")
+            ));
+        }
+        if def.no_repeat
+            && st.last_night == Some(night.saturating_sub(1))
+            && actor.last_targets.get(skill).is_some_and(|l| l.contains(t))
+        {
+            return Err(format!("<{}>不能连续两晚选择同一目标 {t}", skill));
+        }
+    }
+    Ok(())
 }
 
 /// A used-up <限定> skill that a `refresh-limited` action earlier in tonight's step order

@@ -152,7 +152,12 @@ pub(crate) fn pipe(
 }
 
 /// `force`: `targets[0]` uses its `choice`-th skill on `targets[1..]` once more.
-pub(crate) fn force(cx: &mut Ctx, a: &Action, notice: &str) -> Flow {
+pub(crate) fn force(
+    cx: &mut Ctx,
+    a: &Action,
+    notice: &str,
+    team_notice_at: &Option<String>,
+) -> Flow {
     let clause = cx.skill_clause(&a.skill);
     let Some(x) = a.targets.first().cloned() else {
         return Ok(());
@@ -209,6 +214,20 @@ pub(crate) fn force(cx: &mut Ctx, a: &Action, notice: &str) -> Flow {
         );
         return Ok(());
     };
+    // the forced use obeys the forced skill's own target limits (cooldowns, once per target,
+    // a blizzard's neighbours): 「若该角色可以根据此要求成功使用技能」
+    if let Err(why) =
+        crate::validate::target_limits(&def, &skill, &cx.st, &p, &rest, cx.input.moment.day)
+    {
+        cx.note(
+            format!(
+                "{} <{}>：{x} 不能按要求使用<{skill}>（{why}），妖术未成功",
+                a.actor, a.skill
+            ),
+            &clause,
+        );
+        return Ok(());
+    }
     let forced = Action {
         actor: x.clone(),
         skill: skill.clone(),
@@ -221,22 +240,24 @@ pub(crate) fn force(cx: &mut Ctx, a: &Action, notice: &str) -> Flow {
         &clause,
     );
     crate::effects::apply_action(cx, &def, &forced)?;
-    let seen: Vec<String> = cx.feedback[before..]
+    let seen: Vec<(String, Option<String>)> = cx.feedback[before..]
         .iter()
         .filter(|f| f.player == x)
-        .map(|f| f.text.clone())
+        .map(|f| (f.text.clone(), f.at.clone()))
         .collect();
     let on = if rest.is_empty() {
         "（无目标）".to_string()
     } else {
         rest.join("、")
     };
-    cx.tell(
-        &x,
-        notice.replace("{target}", &on).replace("{skill}", &skill),
-    );
-    for s in seen {
-        cx.tell(&a.actor, format!("<{}>反馈：{s}", a.skill));
+    let text = notice.replace("{target}", &on).replace("{skill}", &skill);
+    match team_notice_at {
+        Some(at) if def.team => cx.tell_at(&x, text, Some(at.clone())),
+        _ => cx.tell(&x, text),
+    }
+    // the piper learns the feedback when its user does
+    for (s, at) in seen {
+        cx.tell_at(&a.actor, format!("<{}>反馈：{s}", a.skill), at);
     }
     Ok(())
 }

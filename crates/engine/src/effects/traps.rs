@@ -7,12 +7,13 @@ use crate::resolve::{Attack, Ctx, Flow, Mark};
 use crate::rules::{Effect, Step};
 use crate::state::Status;
 
-/// The skill uses of this night that chose `target` (void ones excluded), in order.
-fn used_on(cx: &Ctx, target: &str) -> Vec<(String, String)> {
+/// The skill uses of this night that chose `target` (void ones excluded), in order: (actor,
+/// checkpoint of the use).
+fn used_on(cx: &Ctx, target: &str) -> Vec<(String, Option<String>)> {
     cx.used
         .iter()
         .filter(|u| !u.void && u.targets.iter().any(|t| t == target))
-        .map(|u| (u.actor.clone(), u.skill.clone()))
+        .map(|u| (u.actor.clone(), u.at.clone()))
         .collect()
 }
 
@@ -33,18 +34,20 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
                         status,
                         not_role,
                     } if kind_burn => {
-                        let mut hit: Vec<String> = Vec::new();
-                        for (u, _) in used_on(cx, &m.target) {
+                        // each burned player with the checkpoint of the use that burned
+                        // them: the notice is released then (Q2「在30分告知…被烧伤的守卫」)
+                        let mut hit: Vec<(String, Option<String>)> = Vec::new();
+                        for (u, at) in used_on(cx, &m.target) {
                             let Some(p) = cx.st.player(&u) else { continue };
                             if p.camp.as_deref() != Some(camp.as_str())
                                 || not_role.as_deref() == Some(p.role.as_str())
-                                || hit.contains(&u)
+                                || hit.iter().any(|(h, _)| *h == u)
                             {
                                 continue;
                             }
-                            hit.push(u);
+                            hit.push((u, at));
                         }
-                        for u in hit {
+                        for (u, at) in hit {
                             let p = cx.st.player_mut(&u).expect("exists");
                             if !p.has_status(status) {
                                 p.statuses.push(Status {
@@ -62,12 +65,15 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
                             let told: Vec<String> = cx
                                 .st
                                 .alive()
+                                // 「所有手下人与那个特权」/E3「该特权和所有狼」: the
+                                // actor's camp's specials, not its pool (not_role)
                                 .filter(|p| p.camp == actor_camp && p.name != u)
+                                .filter(|p| not_role.as_deref() != Some(p.role.as_str()))
                                 .map(|p| p.name.clone())
                                 .chain(std::iter::once(u.clone()))
                                 .collect();
                             for w in told {
-                                cx.tell(&w, format!("[{u}被{status}了]"));
+                                cx.tell_at(&w, format!("[{u}被{status}了]"), at.clone());
                             }
                         }
                     }
