@@ -533,10 +533,39 @@ impl<'a> Ctx<'a> {
         }
         for (p, cause) in &self.input.outs {
             let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
+            if self.day_out_stopped(p, cause) {
+                continue;
+            }
             self.go_out(p, cause, None, &clause)?;
             self.check_losses();
         }
         Ok(())
+    }
+
+    /// `day_checks`: an out-immunity (免疫第一次出局, 避险) spent on a day's out instead (noted).
+    fn day_out_stopped(&mut self, p: &str, cause: &str) -> bool {
+        if self.rules.day_checks_spare.iter().any(|c| c == cause) {
+            return false;
+        }
+        for check in &self.rules.day_checks {
+            let why = match check {
+                Check::FirstOutImmunity => self.spend_first_out(p),
+                Check::Dodge => self.spend_dodge(p),
+                _ => None,
+            };
+            if let Some((why, skill)) = why {
+                let clause = self.skill_clause(&skill);
+                self.note(format!("{p} 即将出局（{cause}）：{why}"), &clause);
+                if *check == Check::FirstOutImmunity {
+                    self.tell(
+                        p,
+                        format!("你即将出局（{cause}），<{skill}>免疫了第一次出局。"),
+                    );
+                }
+                return true;
+            }
+        }
+        false
     }
 
     /// An acting step: apply the step's submitted actions (marks only), in seat order within

@@ -948,6 +948,14 @@ impl EngineRules {
                 }
             }
         }
+        for c in &self.day_checks {
+            if !matches!(c, Check::FirstOutImmunity | Check::Dodge) {
+                errs.push((
+                    "engine.day_checks".into(),
+                    format!("{c:?}: only first-out-immunity and dodge apply to a day's outs"),
+                ));
+            }
+        }
         // checkpoints named by steps, skills and effects are declared
         let cp_ok = |c: &str| self.checkpoints.iter().any(|d| d == c);
         for (sec, list) in [
