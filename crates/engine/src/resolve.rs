@@ -772,8 +772,49 @@ impl<'a> Ctx<'a> {
         true
     }
 
+    /// `lost_camps_stop`: protections, saves and shrouds marked by members of a camp
+    /// defeated since stop counting (「该阵营所进行的技能也全部中止结算」); each is noted once.
+    fn drop_lost_marks(&mut self) {
+        let Some(clause) = self.rules.lost_camps_stop.clone() else {
+            return;
+        };
+        let lost = |st: &GameState, m: &Mark| {
+            st.player(&m.actor)
+                .and_then(|p| p.camp.as_ref())
+                .is_some_and(|c| st.camps_lost.contains(c))
+        };
+        let mut dropped: Vec<Mark> = Vec::new();
+        for list in [&mut self.protects, &mut self.saves] {
+            let (gone, kept): (Vec<Mark>, Vec<Mark>) = std::mem::take(list)
+                .into_iter()
+                .partition(|m| lost(&self.st, m));
+            *list = kept;
+            dropped.extend(gone);
+        }
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.shrouds)
+            .into_iter()
+            .partition(|(m, _)| lost(&self.st, m));
+        self.shrouds = kept;
+        dropped.extend(gone.into_iter().map(|(m, _)| m));
+        for m in dropped {
+            let camp = self
+                .st
+                .player(&m.actor)
+                .and_then(|p| p.camp.clone())
+                .unwrap_or_default();
+            self.note(
+                format!(
+                    "{camp} 已判负，{} 的<{}>（{}）中止结算",
+                    m.actor, m.skill, m.target
+                ),
+                &clause,
+            );
+        }
+    }
+
     /// The poison checks of a `poison` step: whether this poison is stopped (noted).
     fn poison_stopped(&mut self, step: &Step, m: &Mark) -> bool {
+        self.drop_lost_marks();
         if self.st.player(&m.target).is_some_and(|p| !p.alive()) {
             return false;
         }
@@ -855,6 +896,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn settle_attack(&mut self, step: &Step, atk: &Attack) -> Flow {
+        self.drop_lost_marks();
         if self.st.player(&atk.target).is_some_and(|p| !p.alive()) {
             return self.go_out(&atk.target, &atk.cause, None, &step.clause);
         }
