@@ -21,6 +21,13 @@ pub struct FeedbackJson {
     pub text: String,
 }
 
+#[derive(Debug, Serialize)]
+pub struct ReleaseJson {
+    pub at: Option<String>,
+    pub player: String,
+    pub text: String,
+}
+
 /// `bansha night --format json` (contract keys first; more follow).
 #[derive(Debug, Serialize)]
 pub struct PhaseJson {
@@ -35,6 +42,11 @@ pub struct PhaseJson {
     /// True once the game is over (with `winner` null: every camp was defeated).
     pub game_over: bool,
     pub camps_lost: Vec<String>,
+    /// Players of an individual camp (独立阵营) who lost this phase, each alone.
+    pub losers: Vec<String>,
+    /// The feedback in the order it is released, with its checkpoint (关门后15分…) when the
+    /// rule set has them.
+    pub releases: Vec<ReleaseJson>,
     pub seed: u64,
     pub draws: Vec<String>,
     pub notes: Vec<bansha_engine::LogEntry>,
@@ -72,6 +84,16 @@ pub fn phase_json(kind: &str, number: u32, out: &Outcome, stale: Vec<String>) ->
             .map(|w| w.join("、")),
         game_over: out.winner.is_some(),
         camps_lost: out.camps_lost.clone(),
+        losers: out.losers.clone(),
+        releases: out
+            .feedback
+            .iter()
+            .map(|f| ReleaseJson {
+                at: f.at.clone(),
+                player: f.player.clone(),
+                text: f.text.clone(),
+            })
+            .collect(),
         seed: out.seed,
         draws: out.draws.clone(),
         notes: out.log.clone(),
@@ -133,6 +155,18 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
     for (p, lines) in fb {
         s.push_str(&format!("  {p}：{}\n", lines.join(" / ")));
     }
+    // the release order, by checkpoint (皇权争霸 Q2: 关门后15/30/45/60分)
+    if out.feedback.iter().any(|f| f.at.is_some()) {
+        s.push_str("\n按时间点发出：\n");
+        let mut at: Option<Option<&str>> = None;
+        for f in &out.feedback {
+            if at != Some(f.at.as_deref()) {
+                at = Some(f.at.as_deref());
+                s.push_str(&format!("  [{}]\n", f.at.as_deref().unwrap_or("—")));
+            }
+            s.push_str(&format!("    {}：{}\n", f.player, f.text));
+        }
+    }
     s.push_str("\n公示：\n");
     for a in &out.announcements {
         s.push_str(&format!("  {a}\n"));
@@ -150,6 +184,9 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
             None => "未分出".into(),
         }
     ));
+    if !out.losers.is_empty() {
+        s.push_str(&format!("个人判负（不公示）：{}\n", out.losers.join("、")));
+    }
     if !stale.is_empty() {
         s.push_str(&format!(
             "\n注意：之后已结算的 {} 已过期，需要重新结算。\n",

@@ -100,6 +100,10 @@ pub struct Outcome {
     pub draws: Vec<String>,
     /// Answers given up front that the night never asked for.
     pub unused: Vec<String>,
+    /// Players of an individual camp (独立阵营) who lost this phase, each alone: out while
+    /// in it, or still in it when the game ended (the clause is in the notes).
+    #[serde(default)]
+    pub losers: Vec<String>,
     pub state: GameState,
 }
 
@@ -404,6 +408,8 @@ pub(crate) struct Ctx<'a> {
     pub source: Option<String>,
     /// Attacks raised during settlement, for a `late-kills` step.
     pub late_attacks: Vec<Attack>,
+    /// Players of an individual camp who lost (see `Outcome.losers`).
+    pub losers: Vec<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -447,6 +453,7 @@ impl<'a> Ctx<'a> {
             settled: false,
             source: None,
             late_attacks: Vec::new(),
+            losers: Vec::new(),
         };
         effects::refresh_gains(&mut cx);
         cx
@@ -482,7 +489,9 @@ impl<'a> Ctx<'a> {
                 self.check_losses();
                 effects::sense_camps(self);
                 effects::grievance_morning(self);
-                effects::mutiny(self)?;
+                if !steps.iter().any(|s| s.settle == Some(Settle::Mutiny)) {
+                    effects::mutiny(self)?;
+                }
             }
         }
         if let Some(stop) = self.deferred.take() {
@@ -656,6 +665,104 @@ impl<'a> Ctx<'a> {
             }
         }
         effects::settle_recruits(self);
+        self.step_leftovers(step);
+        if step.required {
+            self.require_one(step)?;
+        }
+        Ok(())
+    }
+
+    /// `camp_at_run`: actions of the step's skills by players not in it when it runs are
+    /// noted as not used (their camp did not turn out as the director expected).
+    fn step_leftovers(&mut self, step: &Step) {
+        if !step.camp_at_run {
+            return;
+        }
+        let left: Vec<(usize, Action)> = self
+            .input
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !self.applied.contains(i) && step.skills.contains(&a.skill))
+            .map(|(i, a)| (i, a.clone()))
+            .collect();
+        for (i, a) in left {
+            self.applied.insert(i);
+            let camp = self
+                .st
+                .player(&a.actor)
+                .and_then(|p| p.camp.clone())
+                .unwrap_or_else(|| "阵营未定".into());
+            self.note(
+                format!(
+                    "{a}：{} 此时属于{camp}，不在本步骤（{}）中，未发动",
+                    a.actor,
+                    step.camp.as_deref().unwrap_or("")
+                ),
+                &step.clause,
+            );
+        }
+    }
+
+    /// `required`: each living player in the step who holds one of its skills and used none
+    /// must answer (a prompt), or is noted when prompts are passed.
+    fn require_one(&mut self, step: &Step) -> Flow {
+        let mut who: Vec<(u32, String, Vec<String>)> = Vec::new();
+        for p in self.st.alive() {
+            if !self.in_step(step, &p.name) || self.idle(&p.name) {
+                continue;
+            }
+            let held: Vec<String> = step
+                .skills
+                .iter()
+                .filter(|k| p.can_use(k))
+                .cloned()
+                .collect();
+            if held.is_empty() {
+                continue;
+            }
+            let used = self.input.actions.iter().enumerate().any(|(i, a)| {
+                self.applied.contains(&i) && a.actor == p.name && held.contains(&a.skill)
+            });
+            if !used {
+                who.push((p.seat, p.name.clone(), held));
+            }
+        }
+        who.sort();
+        // the game is already decided: nothing left to choose for
+        if !who.is_empty() && winner(self.rules, &self.st).is_some() {
+            self.note("游戏已分出胜负，不再询问", &step.clause);
+            return Ok(());
+        }
+        for (_, name, held) in who {
+            let names = held
+                .iter()
+                .map(|k| format!("<{k}>"))
+                .collect::<Vec<_>>()
+                .join("或");
+            if !self.unanswered() {
+                self.note(format!("{name} 须发动{names}之一，未记录"), &step.clause);
+                continue;
+            }
+            let candidates: Vec<String> = self
+                .st
+                .alive()
+                .filter(|p| p.name != name)
+                .map(|p| p.name.clone())
+                .collect();
+            return Err(Stop::Prompt(Box::new(Prompt {
+                player: name.clone(),
+                skill: held[0].clone(),
+                question: format!(
+                    "{name} 此时属于{}，须发动{names}之一：在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{}\"（及其目标）",
+                    step.camp.as_deref().unwrap_or(""),
+                    held.join("\" 或 \"")
+                ),
+                candidates,
+                may_pass: false,
+                clause: step.clause.clone(),
+            })));
+        }
         Ok(())
     }
 
@@ -714,6 +821,10 @@ impl<'a> Ctx<'a> {
                 effects::settle_follow_out(self, step)?;
             }
             Settle::AnnounceCounters => effects::announce_counters(self, step),
+            Settle::Mutiny => {
+                self.check_losses();
+                effects::mutiny(self)?;
+            }
             Settle::Poison => {
                 let mut marks: Vec<Mark> = Vec::new();
                 for atk in self.attacks.clone() {
@@ -1081,6 +1192,7 @@ impl<'a> Ctx<'a> {
         });
         self.note(format!("{name} 出局（{cause}）"), clause);
         self.tell(name, format!("你已出局（{cause}）。"));
+        self.individual_loss(name, false);
         // The cause that started a link chain (a lover's 红牌 bars the hunter's shot).
         let root = match via {
             Some(v) => self
@@ -1110,6 +1222,27 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A player of an individual camp loses alone: on going out, or (`at_end`) still in it
+    /// when the game ends. Noted for the director, not announced (「无阵营混血除外」).
+    fn individual_loss(&mut self, name: &str, at_end: bool) {
+        let Some(il) = &self.rules.individual_lose else {
+            return;
+        };
+        let Some(camp) = self.st.player(name).and_then(|p| p.camp.clone()) else {
+            return;
+        };
+        if !self.rules.individual_camps.contains(&camp) || self.losers.iter().any(|l| l == name) {
+            return;
+        }
+        let (why, clause) = if at_end {
+            ("游戏结束时仍属于", il.at_end.clone())
+        } else {
+            ("出局时属于", il.out.clone())
+        };
+        self.losers.push(name.to_string());
+        self.note(format!("{name} {why}{camp}，个人判负"), &clause);
     }
 
     /// Holds one of the rule set's idle statuses (挂机): in the game, but cannot act.
@@ -1225,6 +1358,10 @@ impl<'a> Ctx<'a> {
                 format!("{} 胜利，游戏结束", w.join("、"))
             };
             self.note(text, &clause);
+            let left: Vec<String> = self.st.alive().map(|p| p.name.clone()).collect();
+            for name in left {
+                self.individual_loss(&name, true);
+            }
         }
         self.announcements.splice(0..0, effects::announce(self));
     }
@@ -1250,6 +1387,7 @@ impl<'a> Ctx<'a> {
             seed: self.input.seed,
             draws: self.draws,
             unused: Vec::new(),
+            losers: self.losers,
             state: self.st,
         }
     }

@@ -75,6 +75,10 @@ pub struct EngineRules {
     /// still standing, never a camp's win (独立阵营).
     #[serde(default)]
     pub individual_camps: Vec<String>,
+    /// How a member of an individual camp loses, each alone (not announced as a camp's
+    /// 判负): going out while in it, or still in it when the game ends.
+    #[serde(default)]
+    pub individual_lose: Option<IndividualLose>,
     /// When set (to the clause), attacks and poisons by members of a camp already defeated
     /// are not settled (皇权争霸「该阵营所进行的技能也全部中止结算」).
     #[serde(default)]
@@ -91,6 +95,16 @@ pub struct EngineRules {
     /// Causes `day_checks` never stop (红牌…), each a labelled reading in the rule file.
     #[serde(default)]
     pub day_checks_spare: Vec<String>,
+}
+
+/// The clauses of an individual camp's loss (皇权争霸 独立阵营「该胜负条件为各自判定」).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndividualLose {
+    /// Going out while in the camp (「1，自己出局。」).
+    pub out: String,
+    /// Still in the camp when the game ends (「2，直到游戏结束时仍然属于独立阵营」).
+    pub at_end: String,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -752,6 +766,15 @@ pub struct Step {
     /// Feedback produced from this step on is released at this checkpoint (关门后15分…).
     #[serde(default)]
     pub checkpoint: Option<String>,
+    /// `camp` is the actor's camp when the step runs, not at the start of the night (a 流民
+    /// turned 独立 by tonight's 判负 acts at the night's end); an action of someone not in
+    /// the step then is noted as not used.
+    #[serde(default)]
+    pub camp_at_run: bool,
+    /// Every living player in the step holding one of its skills must use one of them
+    /// (「必须发动[支持]或[起义]之一」): one who did not stops the phase with a prompt.
+    #[serde(default)]
+    pub required: bool,
     pub clause: String,
 }
 
@@ -777,6 +800,8 @@ pub enum Settle {
     /// Attacks raised during settlement (`grievance` retaliations), in the order of the
     /// outs that raised them, each walking `checks`.
     LateKills,
+    /// The `mutiny` question is asked here (otherwise after the last step).
+    Mutiny,
 }
 
 /// One check of the kill settlement list.

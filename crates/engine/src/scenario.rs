@@ -77,6 +77,10 @@ pub struct ScPhase {
     /// Day: camps the director rules defeated (投降, 红牌 判负).
     #[serde(default)]
     pub lose: Vec<String>,
+    /// Prompts nobody answered are noted and passed (replaying a night recorded by hand)
+    /// instead of stopping the phase.
+    #[serde(default)]
+    pub pass_prompts: bool,
     #[serde(default)]
     pub expect: Expect,
 }
@@ -111,6 +115,9 @@ pub struct Expect {
     pub winner: Option<String>,
     #[serde(default)]
     pub camps_lost: Option<Vec<String>>,
+    /// Players of an individual camp who lost this phase, exactly, in order.
+    #[serde(default)]
+    pub losers: Option<Vec<String>>,
     /// `player:skill` of the prompt the phase must stop at.
     #[serde(default)]
     pub prompt: Option<String>,
@@ -247,6 +254,10 @@ impl Scenario {
                 }
                 k => return Err(vec![format!("{tag}: unknown kind `{k}`")]),
             };
+            let mut input = input;
+            if ph.pass_prompts {
+                input.on_prompt = crate::resolve::OnPrompt::Pass;
+            }
             let e = &ph.expect;
             match resolve(rules, &st, &input) {
                 Err(r) => {
@@ -413,6 +424,14 @@ fn compare(tag: &str, e: &Expect, out: &crate::resolve::Outcome, errs: &mut Vec<
         errs.push(format!(
             "{tag}: camps lost {:?}, want {c:?}",
             out.state.camps_lost
+        ));
+    }
+    if let Some(l) = &e.losers
+        && &out.losers != l
+    {
+        errs.push(format!(
+            "{tag}: individual losers {:?}, want {l:?}",
+            out.losers
         ));
     }
     if let Some(s) = &e.sheriff {

@@ -144,9 +144,10 @@ fn check(
     }
     let step_ok = steps.iter().any(|s| {
         s.skills.contains(&a.skill)
-            && s.camp
-                .as_ref()
-                .is_none_or(|c| actor.camp.as_ref() == Some(c))
+            && (s.camp_at_run
+                || s.camp
+                    .as_ref()
+                    .is_none_or(|c| actor.camp.as_ref() == Some(c)))
     });
     if !step_ok {
         return Err(format!(
