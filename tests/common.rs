@@ -24,6 +24,98 @@ pub fn bansha(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// A game folder for the night engine's CLI tests: `game.toml` on a real rule file with one
+/// `[[player]]` per seat (uids from `uid_base`, seats from 1), plus `extra` config (days,
+/// events) after the players. Removed when dropped.
+pub struct NightGame {
+    pub dir: PathBuf,
+}
+
+impl Drop for NightGame {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl NightGame {
+    pub fn new(
+        name: &str,
+        rules: &str,
+        game: &str,
+        seats: &[(&str, &str)],
+        uid_base: u32,
+        extra: &str,
+    ) -> NightGame {
+        let dir = scratch_dir(name);
+        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("rules")
+            .join(rules);
+        let mut cfg = format!(
+            "[forum]\nbase_url = \"http://127.0.0.1:18080/\"\n[game]\nname = \"{game}\"\nrules = \"{}\"\ndb = \"game.sqlite\"\ndirectors = [\"导演\"]\n",
+            rules.display()
+        );
+        for (i, (n, r)) in seats.iter().enumerate() {
+            cfg.push_str(&format!(
+                "[[player]]\nname = \"{n}\"\nuid = {}\nseat = {}\nrole = \"{r}\"\n",
+                uid_base as usize + i,
+                i + 1
+            ));
+        }
+        cfg.push_str(extra);
+        std::fs::write(dir.join("game.toml"), cfg).unwrap();
+        NightGame { dir }
+    }
+
+    pub fn cfg(&self) -> String {
+        self.dir.join("game.toml").display().to_string()
+    }
+
+    /// Write `text` to `name` in the game folder; returns its path.
+    pub fn file(&self, name: &str, text: &str) -> String {
+        let p = self.dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
+
+    /// `bansha night --night n --actions <actions> --format <format>`.
+    pub fn night(&self, n: u32, actions: &str, format: &str) -> (i32, String, String) {
+        let f = self.file(&format!("n{n}.toml"), actions);
+        bansha(&[
+            "night",
+            "--config",
+            &self.cfg(),
+            "--night",
+            &n.to_string(),
+            "--actions",
+            &f,
+            "--format",
+            format,
+        ])
+    }
+
+    /// `bansha state --format json` (optionally `--at`), which must succeed.
+    pub fn state_json(&self, at: Option<&str>) -> serde_json::Value {
+        let cfg = self.cfg();
+        let mut args = vec!["state", "--config", &cfg, "--format", "json"];
+        if let Some(a) = at {
+            args.extend(["--at", a]);
+        }
+        let (code, out, err) = bansha(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    }
+}
+
+/// The player `name` in a `state --format json` answer.
+pub fn state_player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no player {name} in {st}"))
+}
+
 /// A scenario's `rule` quotation, checked two ways (issue 16): it is a quotation of the rule
 /// post, or a reading labelled as such; and it is the clause a verdict of the scenario
 /// cites. Quotation is judged as `shared/tools/check-clauses` does: the sentence is cut at

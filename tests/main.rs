@@ -8,6 +8,7 @@ mod director;
 mod ingest;
 mod moderation;
 mod night;
+mod night_huangquan;
 mod night_lingzu;
 mod parse;
 mod real_pages;

@@ -7,19 +7,9 @@ use std::path::{Path, PathBuf};
 
 use bansha::model::PagePost;
 
-use crate::common::{bansha, scratch_dir};
+use crate::common::{NightGame, bansha, state_player};
 
 const BASE: &str = "http://127.0.0.1:18080/";
-
-struct Game {
-    dir: PathBuf,
-}
-
-impl Drop for Game {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 const SEATS: &[(&str, &str)] = &[
     ("狼1", "狼人"),
@@ -36,22 +26,13 @@ const SEATS: &[(&str, &str)] = &[
     ("混血", "混血儿"),
 ];
 
-impl Game {
-    fn new(name: &str) -> Game {
-        Game::with_events(name, "")
-    }
-    fn with_events(name: &str, events: &str) -> Game {
-        let dir = scratch_dir(&format!("night-{name}"));
-        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
-        let mut cfg = format!(
-            r#"[forum]
-base_url = "{BASE}"
-[game]
-name = "[075]测试局"
-rules = "{}"
-db = "game.sqlite"
-directors = ["导演"]
-[[day]]
+fn game(name: &str) -> NightGame {
+    game_with_events(name, "")
+}
+
+fn game_with_events(name: &str, events: &str) -> NightGame {
+    let days = format!(
+        r#"[[day]]
 number = 1
 vote = 801
 opens = "2026-03-02 09:00"
@@ -61,64 +42,20 @@ number = 2
 vote = 802
 opens = "2026-03-04 09:00"
 closes = "2026-03-05 21:00"
-"#,
-            rules.display()
-        );
-        for (i, (n, r)) in SEATS.iter().enumerate() {
-            cfg.push_str(&format!(
-                "[[player]]\nname = \"{n}\"\nuid = {}\nseat = {}\nrole = \"{r}\"\n",
-                100 + i,
-                i + 1
-            ));
-        }
-        cfg.push_str(events);
-        std::fs::write(dir.join("game.toml"), cfg).unwrap();
-        Game { dir }
-    }
-    fn cfg(&self) -> String {
-        self.dir.join("game.toml").display().to_string()
-    }
-    fn file(&self, name: &str, text: &str) -> String {
-        let p = self.dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.display().to_string()
-    }
-    fn night(&self, n: u32, actions: &str, format: &str) -> (i32, String, String) {
-        let f = self.file(&format!("n{n}.toml"), actions);
-        bansha(&[
-            "night",
-            "--config",
-            &self.cfg(),
-            "--night",
-            &n.to_string(),
-            "--actions",
-            &f,
-            "--format",
-            format,
-        ])
-    }
-    fn state_json(&self, at: Option<&str>) -> serde_json::Value {
-        let cfg = self.cfg();
-        let mut args = vec!["state", "--config", &cfg, "--format", "json"];
-        if let Some(a) = at {
-            args.extend(["--at", a]);
-        }
-        let (code, out, err) = bansha(&args);
-        assert_eq!(code, 0, "{err}");
-        serde_json::from_str(&out).unwrap()
-    }
-    fn db(&self) -> PathBuf {
-        self.dir.join("game.sqlite")
-    }
+{events}"#
+    );
+    NightGame::new(
+        &format!("night-{name}"),
+        "075-zhifou.toml",
+        "[075]测试局",
+        SEATS,
+        100,
+        &days,
+    )
 }
 
 fn player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    st["players"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap()
+    state_player(st, name)
 }
 
 const N0: &str = r#"
@@ -145,7 +82,7 @@ targets = ["混血"]
 
 #[test]
 fn nights_are_stored_in_the_timeline_and_state_replays_them() {
-    let g = Game::new("timeline");
+    let g = game("timeline");
     let (code, out, err) = g.night(0, N0, "json");
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -236,7 +173,7 @@ fn nights_are_stored_in_the_timeline_and_state_replays_them() {
 
 #[test]
 fn bbcode_is_the_morning_announcement_with_one_private_block_per_player() {
-    let g = Game::new("bbcode");
+    let g = game("bbcode");
     assert_eq!(g.night(0, N0, "text").0, 0);
     let (code, out, err) = g.night(1, N1, "bbcode");
     assert_eq!(code, 0, "{err}");
@@ -254,7 +191,7 @@ fn bbcode_is_the_morning_announcement_with_one_private_block_per_player() {
 
 #[test]
 fn an_invalid_action_is_rejected_with_exit_2_naming_it_and_nothing_is_stored() {
-    let g = Game::new("invalid");
+    let g = game("invalid");
     assert_eq!(g.night(0, N0, "text").0, 0);
     let bad = "[[action]]\nactor = \"民1\"\nskill = \"预言\"\ntargets = [\"狼1\"]\n";
     let (code, _, err) = g.night(1, bad, "text");
@@ -275,7 +212,7 @@ fn an_invalid_action_is_rejected_with_exit_2_naming_it_and_nothing_is_stored() {
 
 #[test]
 fn a_hunter_going_out_without_an_answer_stops_with_exit_3_then_resumes_with_it() {
-    let g = Game::new("prompt");
+    let g = game("prompt");
     assert_eq!(g.night(0, N0, "text").0, 0);
     let kill = "[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"猎人\"]\n";
     let (code, out, err) = g.night(1, kill, "text");
@@ -304,7 +241,7 @@ fn a_hunter_going_out_without_an_answer_stops_with_exit_3_then_resumes_with_it()
 
 #[test]
 fn a_night_needs_the_nights_before_it() {
-    let g = Game::new("order");
+    let g = game("order");
     let (code, _, err) = g.night(1, N1, "text");
     assert_eq!(code, 2);
     assert!(err.contains("开局（第0夜） has no result yet"), "{err}");
@@ -320,7 +257,7 @@ fn store_thread(db: &Path, tid: u64, posts: Vec<PagePost>) {
 }
 
 /// Day 2's 投票帖: six ballots for `target`, one for 民1.
-fn day2_votes(g: &Game, target: &str) {
+fn day2_votes(g: &NightGame, target: &str) {
     let mut posts = vec![post(1, 900, "导演", 1, "2026-03-04 09:00", "投票帖")];
     let voters = ["预言", "女巫", "村长", "医生", "民1", "民2"];
     for (i, v) in voters.iter().enumerate() {
@@ -351,12 +288,12 @@ fn day2_votes(g: &Game, target: &str) {
         "2026-03-04 13:30",
         "投票对象：狼1\n投票理由：我还想投",
     ));
-    store_thread(&g.db(), 802, posts);
+    store_thread(&g.dir.join("game.sqlite"), 802, posts);
 }
 
 #[test]
 fn tally_confirm_puts_the_days_outcome_through_the_engine() {
-    let g = Game::new("confirm");
+    let g = game("confirm");
     assert_eq!(g.night(0, N0, "text").0, 0);
     assert_eq!(g.night(1, N1, "text").0, 0);
     day2_votes(&g, "民1");
@@ -426,7 +363,7 @@ fn tally_confirm_puts_the_days_outcome_through_the_engine() {
 
 #[test]
 fn tally_confirm_of_the_hunter_asks_for_his_shot() {
-    let g = Game::new("confirm-hunter");
+    let g = game("confirm-hunter");
     assert_eq!(g.night(0, N0, "text").0, 0);
     assert_eq!(g.night(1, N1, "text").0, 0);
     day2_votes(&g, "猎人");
@@ -464,11 +401,11 @@ fn check_rules_lists_every_role_with_its_supported_skills() {
     let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
     assert_eq!(code, 0, "{err}");
     for line in [
-        "狼人（狼人阵营）：杀人［night，团队；kill］",
+        "狼人（狼人阵营；又名黑狼）：杀人［night，团队；kill］",
         "女巫（村民阵营）：通灵［night，强制；see-kills］、救药［night，1次；save］、毒药［night，1次；poison］",
         "村长（村民阵营）：长寿之命［passive，强制；first-attack-immunity+strip-on-out］",
         "丘比特（开局决定）：丘比特之箭［start，1次，强制；link］",
-        "混血儿（开局决定）：认亲［start，1次，强制；follow-camp］",
+        "混血儿（开局决定；又名混血）：认亲［start，1次，强制；follow-camp］",
         "猎人（村民阵营）：最后一枪［on-out，1次；shoot］",
         "情侣（非身份）：殉情［on-out，强制；die-with-link］",
         "警长（非身份）：殉职［on-out，强制；pass-badge］",
@@ -481,7 +418,7 @@ fn check_rules_lists_every_role_with_its_supported_skills() {
 #[test]
 fn the_directors_out_and_lose_events_go_through_the_death_path() {
     // 村长 out by vote at day 1's 关门 (the contract's English cause), the wolves surrender.
-    let g = Game::with_events(
+    let g = game_with_events(
         "events",
         r#"
 [[event]]

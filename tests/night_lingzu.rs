@@ -4,9 +4,7 @@
 //! rejected with exit 2, and a hunter blown up by <自爆> stopping the night for his answer.
 //! Expected values are worked out by hand from the rule post (shared/rules-text/lingzu.txt).
 
-use std::path::PathBuf;
-
-use crate::common::{bansha, scratch_dir};
+use crate::common::{NightGame, state_player};
 
 const SEATS: &[(&str, &str)] = &[
     ("甲", "村民"),
@@ -23,52 +21,15 @@ const SEATS: &[(&str, &str)] = &[
     ("丑", "狼人"),
 ];
 
-struct Game {
-    dir: PathBuf,
-}
-
-impl Drop for Game {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-impl Game {
-    fn new(name: &str) -> Game {
-        let dir = scratch_dir(&format!("lingzu-{name}"));
-        let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/lingzu.toml");
-        let mut cfg = format!(
-            "[forum]\nbase_url = \"http://127.0.0.1:18080/\"\n[game]\nname = \"灵族杀测试局\"\nrules = \"{}\"\ndb = \"game.sqlite\"\ndirectors = [\"导演\"]\n",
-            rules.display()
-        );
-        for (i, (n, r)) in SEATS.iter().enumerate() {
-            cfg.push_str(&format!(
-                "[[player]]\nname = \"{n}\"\nuid = {}\nseat = {}\nrole = \"{r}\"\n",
-                200 + i,
-                i + 1
-            ));
-        }
-        std::fs::write(dir.join("game.toml"), cfg).unwrap();
-        Game { dir }
-    }
-    fn cfg(&self) -> String {
-        self.dir.join("game.toml").display().to_string()
-    }
-    fn night(&self, n: u32, actions: &str, format: &str) -> (i32, String, String) {
-        let f = self.dir.join(format!("n{n}.toml"));
-        std::fs::write(&f, actions).unwrap();
-        bansha(&[
-            "night",
-            "--config",
-            &self.cfg(),
-            "--night",
-            &n.to_string(),
-            "--actions",
-            &f.display().to_string(),
-            "--format",
-            format,
-        ])
-    }
+fn game(name: &str) -> NightGame {
+    NightGame::new(
+        &format!("lingzu-{name}"),
+        "lingzu.toml",
+        "灵族杀测试局",
+        SEATS,
+        200,
+        "",
+    )
 }
 
 const N1: &str = r#"
@@ -88,7 +49,7 @@ targets = ["庚"]
 
 #[test]
 fn lingzu_dusk_conversion_and_lingli_through_night_and_state() {
-    let g = Game::new("convert");
+    let g = game("convert");
     let (code, out, err) = g.night(1, N1, "json");
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -124,18 +85,8 @@ fn lingzu_dusk_conversion_and_lingli_through_night_and_state() {
     assert!(ann.contains(&"黄昏后灵主灵力：0"), "{ann:?}");
 
     // the state keeps true and apparent identity and the 灵力
-    let (code, out, err) = bansha(&["state", "--config", &g.cfg(), "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
-    let st: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let p = |n: &str| {
-        st["players"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == n)
-            .unwrap()
-            .clone()
-    };
+    let st = g.state_json(None);
+    let p = |n: &str| state_player(&st, n).clone();
     assert_eq!(p("庚")["role"], "灵魁");
     assert_eq!(p("庚")["apparent_role"], "女巫");
     assert_eq!(p("庚")["camp"], "灵族阵营");
@@ -153,7 +104,7 @@ fn lingzu_dusk_conversion_and_lingli_through_night_and_state() {
 
 #[test]
 fn lingzu_bbcode_publishes_lingli_and_the_blast_but_no_identity() {
-    let g = Game::new("bbcode");
+    let g = game("bbcode");
     let (code, _, err) = g.night(1, N1, "json");
     assert_eq!(code, 0, "{err}");
     // night 2: the 自爆狼 (seat 10) blows up; neighbours 壬 (9) and the hunter 子 (11), who
@@ -174,7 +125,7 @@ fn lingzu_bbcode_publishes_lingli_and_the_blast_but_no_identity() {
 
 #[test]
 fn lingzu_hunter_hit_by_blast_stops_the_night_for_his_answer() {
-    let g = Game::new("prompt");
+    let g = game("prompt");
     let (code, _, err) = g.night(1, N1, "json");
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = g.night(2, "[[action]]\nactor = \"癸\"\nskill = \"自爆\"\n", "text");
@@ -190,7 +141,7 @@ fn lingzu_hunter_hit_by_blast_stops_the_night_for_his_answer() {
 /// was titled as if night N followed day N (第2天 for the first night).
 #[test]
 fn lingzu_night_n_is_announced_on_day_n() {
-    let g = Game::new("daynumber");
+    let g = game("daynumber");
     let (code, out, err) = g.night(1, N1, "bbcode");
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("[b]第1天公示[/b]"), "{out}");

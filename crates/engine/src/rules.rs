@@ -1103,6 +1103,9 @@ fn skill_line(rules: &EngineRules, name: &str) -> String {
             if d.team {
                 how.push("团队".into());
             }
+            if !d.aliases.is_empty() {
+                how.push(format!("又名{}", d.aliases.join("/")));
+            }
             let eff: Vec<&str> = d.effects.iter().map(|e| e.kind_name()).collect();
             format!(
                 "{name}［{}；{}］",
@@ -1123,6 +1126,11 @@ pub fn support_report(rules: &EngineRules) -> String {
     let mut s = String::new();
     for r in &rules.roles {
         let camp = r.camp.as_deref().unwrap_or("开局决定");
+        let camp = if r.aliases.is_empty() {
+            camp.to_string()
+        } else {
+            format!("{camp}；又名{}", r.aliases.join("/"))
+        };
         let skills: Vec<String> = r.skills.iter().map(|k| skill_line(rules, k)).collect();
         s.push_str(&format!(
             "  {}（{}）：{}\n",

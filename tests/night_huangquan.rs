@@ -1,0 +1,271 @@
+//! Integration tests: 皇权争霸 through the `bansha` binary with the real
+//! `rules/huangquan.toml` — 开局 <征召>/<支持>, a night written with the post's older names
+//! (炎盾, 守护, 预言) whose feedback comes out in the order of the timed checkpoints (Q2), a
+//! night whose 判负 turns a 流民 独立 and stops for his mandatory <支持>/<起义>, the state
+//! after it, and `check-rules` listing every role. Expected values are worked out by hand
+//! from the rule post (shared/rules-text/huangquan.txt).
+
+use crate::common::{NightGame, bansha, state_player};
+
+const SEATS: &[(&str, &str)] = &[
+    ("将", "大将军"),
+    ("太子", "东宫太子"),
+    ("仙", "南华老仙"),
+    ("民1", "乱世流民"),
+    ("民2", "乱世流民"),
+    ("民3", "乱世流民"),
+    ("民4", "乱世流民"),
+    ("民5", "乱世流民"),
+    ("民6", "乱世流民"),
+    ("民7", "乱世流民"),
+    ("民8", "乱世流民"),
+    ("民9", "乱世流民"),
+    ("民10", "乱世流民"),
+    ("民11", "乱世流民"),
+];
+
+fn game(name: &str) -> NightGame {
+    NightGame::new(
+        &format!("huangquan-{name}"),
+        "huangquan.toml",
+        "皇权争霸测试局",
+        SEATS,
+        300,
+        "",
+    )
+}
+
+/// 开局: both leaders <征召> four 流民 each (the alias 征召 names each one's own skill),
+/// three 流民 <支持> one leader each.
+const N0: &str = r#"
+[[action]]
+actor = "将"
+skill = "征召"
+targets = ["民1", "民2", "民3", "民4"]
+[[action]]
+actor = "太子"
+skill = "征召"
+targets = ["民5", "民6", "民7", "民8"]
+[[action]]
+actor = "民9"
+skill = "支持"
+targets = ["将"]
+[[action]]
+actor = "民10"
+skill = "支持"
+targets = ["太子"]
+[[action]]
+actor = "民11"
+skill = "支持"
+targets = ["仙"]
+"#;
+
+/// Night 1 in the post's older names: 赤狼 <炎盾> on 民10, 守护 <守护> on him too (so the
+/// guard is burned), the 霸道 group's kill on him (blocked by the shield), 预言 <预言> on 民1.
+const N1: &str = r#"
+[[action]]
+actor = "民3"
+skill = "炎盾"
+targets = ["民10"]
+[[action]]
+actor = "民7"
+skill = "守护"
+targets = ["民10"]
+[[action]]
+actor = "民1"
+skill = "杀人"
+targets = ["民10"]
+[[action]]
+actor = "民5"
+skill = "预言"
+targets = ["民1"]
+"#;
+
+/// Night 2: two attacks on 南华老仙 — the first spends his <避险>, the second puts him out;
+/// 人道 is then the unique smallest camp below 3 and loses, and its 流民 民11 turns 独立.
+const N2: &str = r#"
+[[action]]
+actor = "民1"
+skill = "杀人"
+targets = ["仙"]
+[[action]]
+actor = "将"
+skill = "冲锋"
+targets = ["仙"]
+"#;
+
+fn texts(j: &serde_json::Value, key: &str, player: &str) -> Vec<String> {
+    j[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["player"] == player)
+        .map(|f| f["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn huangquan_start_recruits_in_the_combined_order_and_supports() {
+    let g = game("start");
+    let (code, out, err) = g.night(0, N0, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // 「大将军可随时知道四个手下的名单但是不知道对应的种类」
+    assert_eq!(
+        texts(&j, "feedback", "将"),
+        ["<征召（霸道）>：你的新手下：民1、民2、民3、民4。"]
+    );
+    assert_eq!(texts(&j, "feedback", "民6"), ["你被征召，成为妙手太医。"]);
+    let st = g.state_json(None);
+    // 「军师/密探/战将/太医/精锐/侍卫/祭司/锦衣」, each leader's list in its order
+    for (p, role, camp) in [
+        ("民1", "妙算军师", "霸道阵营"),
+        ("民2", "摧坚战将", "霸道阵营"),
+        ("民3", "奇袭精锐", "霸道阵营"),
+        ("民4", "巫蛊祭司", "霸道阵营"),
+        ("民5", "大内密探", "王道阵营"),
+        ("民6", "妙手太医", "王道阵营"),
+        ("民7", "御前侍卫", "王道阵营"),
+        ("民8", "锦衣卫", "王道阵营"),
+        ("民9", "乱世流民", "霸道阵营"),
+        ("民10", "乱世流民", "王道阵营"),
+        ("民11", "乱世流民", "人道阵营"),
+    ] {
+        assert_eq!(state_player(&st, p)["role"], role, "{p}");
+        assert_eq!(state_player(&st, p)["camp"], camp, "{p}");
+    }
+}
+
+#[test]
+fn huangquan_feedback_comes_out_in_checkpoint_order_with_old_names() {
+    let g = game("checkpoints");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let (code, out, err) = g.night(1, N1, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["deaths"], serde_json::json!([]));
+    // E3: the guard and the 霸道 specials are told; not the 霸道 流民 民9
+    assert_eq!(texts(&j, "feedback", "民7"), ["[民7被烧伤了]"]);
+    assert_eq!(texts(&j, "feedback", "将"), ["[民7被烧伤了]"]);
+    assert!(texts(&j, "feedback", "民9").is_empty(), "{out}");
+    assert_eq!(
+        texts(&j, "feedback", "民5"),
+        ["<验人>：民1 的阵营是 霸道阵营"]
+    );
+    // Q2: the burned guard at 30, 通灵 (「告知女巫刀法」) and 验人 at 45
+    let rel: Vec<(String, String)> = j["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["at"].as_str().unwrap_or("").to_string(),
+                f["player"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let at = |p: &str| rel.iter().find(|(_, q)| q == p).map(|(a, _)| a.clone());
+    assert_eq!(at("民7").as_deref(), Some("关门后30分"), "{rel:?}");
+    assert_eq!(at("民6").as_deref(), Some("关门后45分"), "{rel:?}");
+    assert_eq!(at("民5").as_deref(), Some("关门后45分"), "{rel:?}");
+    let pos = |p: &str| rel.iter().position(|(_, q)| q == p).unwrap();
+    assert!(
+        pos("民7") < pos("民6") && pos("民6") < pos("民5"),
+        "{rel:?}"
+    );
+    // the director's text lists the releases under their checkpoints, in order
+    let (code, text, err) = g.night(1, N1, "text");
+    assert_eq!(code, 0, "{err}");
+    let list = text.split("按时间点发出：").nth(1).expect(&text);
+    let (i30, i45) = (
+        list.find("[关门后30分]").unwrap(),
+        list.find("[关门后45分]").unwrap(),
+    );
+    assert!(i30 < i45, "{text}");
+    assert!(list[i30..i45].contains("民7：[民7被烧伤了]"), "{text}");
+    assert!(
+        list[i45..].contains("民6：<通灵>：今晚被指杀的角色：民10。"),
+        "{text}"
+    );
+    let st = g.state_json(None);
+    assert_eq!(
+        state_player(&st, "民7")["statuses"][0]["name"],
+        "烧伤",
+        "{st}"
+    );
+}
+
+#[test]
+fn huangquan_lost_camp_turns_its_pool_independent_and_asks_for_support() {
+    let g = game("independent");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    // 民11 is 独立 at the night's end and gave nothing: the night stops for the director
+    let (code, out, err) = g.night(2, N2, "text");
+    assert_eq!(code, 3, "{out}{err}");
+    let both = format!("{out}{err}");
+    assert!(both.contains("民11") && both.contains("支持"), "{both}");
+    assert!(both.contains("nothing was stored"), "{both}");
+    assert_eq!(state_player(&g.state_json(None), "仙")["alive"], true);
+
+    let answered =
+        format!("{N2}[[action]]\nactor = \"民11\"\nskill = \"支持\"\ntargets = [\"太子\"]\n");
+    let (code, out, err) = g.night(2, &answered, "json");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["deaths"][0]["player"], "仙");
+    assert_eq!(j["deaths"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(j["camps_lost"], serde_json::json!(["人道阵营"]));
+    assert_eq!(
+        texts(&j, "feedback", "仙")[0],
+        "你即将出局，自动消耗一次<避险>，免疫此次出局。\n你已出局（指杀）。"
+    );
+    assert!(
+        j["announcements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "人道阵营判负，所有角色的吹笛状态解除"),
+        "{out}"
+    );
+    let st = g.state_json(None);
+    assert_eq!(state_player(&st, "民11")["camp"], "王道阵营");
+    assert_eq!(st["camps_lost"], serde_json::json!(["人道阵营"]));
+    assert_eq!(st["game_over"], false);
+}
+
+#[test]
+fn huangquan_check_rules_lists_every_role_and_alias() {
+    let rules = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/huangquan.toml");
+    let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "大将军（霸道阵营；又名狼王）：征召（霸道）［start+night，又名征召；recruit］、冲锋［night；kill］、统领［passive，强制；attack-immunity+first-out-immunity］、激励［night，3次；refresh-limited］",
+        "东宫太子（王道阵营；又名长老）：",
+        "南华老仙（人道阵营；又名吹笛）：普度［night，又名吹笛；pipe］、妖术［night，又名魔音；force］、避险［passive，1次，强制；dodge］",
+        "奇袭精锐（霸道阵营；又名赤狼）：劫火［night，又名炎盾；burn］",
+        "摧坚战将（霸道阵营；又名猎狼）：杀人［night，团队；kill］、摧坚［night，1次，又名捕猎；attacks-as-poison］",
+        "乱世流民（开局决定）：支持［start，强制；follow-camp］",
+        "起义［night；become-role］",
+        "起义军（起义军阵营）：杀人［night，团队；kill］、集群［passive，强制；tally］",
+        "警长（非身份）：殉职［on-out，强制；pass-badge］",
+        "人道阵营 判负时：特殊身份全员出局，乱世流民变为独立阵营，吹笛状态解除",
+    ] {
+        assert!(out.contains(line), "missing `{line}` in:\n{out}");
+    }
+    // every role of the post, none without behaviour
+    for role in [
+        "妙算军师",
+        "巫蛊祭司",
+        "大内密探",
+        "妙手太医",
+        "御前侍卫",
+        "锦衣卫",
+    ] {
+        assert!(
+            out.contains(&format!("  {role}（")),
+            "{role} missing:\n{out}"
+        );
+    }
+    assert!(!out.contains('！'), "a skill without behaviour:\n{out}");
+}
