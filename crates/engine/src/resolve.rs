@@ -615,7 +615,9 @@ impl<'a> Ctx<'a> {
             }
             // <强制> skills without targets run for every holder (通灵); <强制> start skills
             // nobody submitted are drawn at random (「技能选择的身份或技能目标随机决定」).
+            // (a `required` step asks for a missing choice instead of drawing it)
             if def.forced
+                && !(step.required && def.targets > 0)
                 && matches!(
                     def.timing,
                     Timing::Night | Timing::Start | Timing::Dusk | Timing::StartAndNight

@@ -772,7 +772,8 @@ pub struct Step {
     #[serde(default)]
     pub camp_at_run: bool,
     /// Every living player in the step holding one of its skills must use one of them
-    /// (「必须发动[支持]或[起义]之一」): one who did not stops the phase with a prompt.
+    /// (「必须发动[支持]或[起义]之一」): one who did not stops the phase with a prompt (a
+    /// <强制> skill with targets is then asked for, not drawn at random).
     #[serde(default)]
     pub required: bool,
     pub clause: String,
