@@ -1156,6 +1156,31 @@ pub fn support_report(rules: &EngineRules) -> String {
             .collect();
         s.push_str(&format!("  警长（非身份）：{}\n", v.join("、")));
     }
+    for c in &rules.individual_camps {
+        let how = if rules.individual_lose.is_some() {
+            "出局、或游戏结束时仍属于该阵营，个人判负"
+        } else {
+            "不算作阵营胜利"
+        };
+        s.push_str(&format!("  {c}（各自判定）：{how}\n"));
+    }
+    if !rules.day_checks.is_empty() {
+        let v: Vec<&str> = rules
+            .day_checks
+            .iter()
+            .map(|c| match c {
+                Check::FirstOutImmunity => "first-out-immunity",
+                Check::Dodge => "dodge",
+                _ => "?",
+            })
+            .collect();
+        let spare = if rules.day_checks_spare.is_empty() {
+            String::new()
+        } else {
+            format!("（{}除外）", rules.day_checks_spare.join("、"))
+        };
+        s.push_str(&format!("  白天出局前：{}{spare}\n", v.join("+")));
+    }
     for r in &rules.on_camp_lost {
         let mut what = match (&r.remove_skill, &r.grant_skill) {
             (Some(x), _) => format!("失去<{x}>"),
