@@ -250,6 +250,7 @@ fn huangquan_check_rules_lists_every_role_and_alias() {
         "起义军（起义军阵营）：杀人［night，团队；kill］、集群［passive，强制；tally］",
         "警长（非身份）：殉职［on-out，强制；pass-badge］",
         "人道阵营 判负时：特殊身份全员出局，乱世流民变为独立阵营，吹笛状态解除",
+        "起义军阵营 判负时：公示「起义军阵营判负」",
         "独立阵营（各自判定）：出局、或游戏结束时仍属于该阵营，个人判负",
         "白天出局前：first-out-immunity+dodge（红牌除外）",
     ] {

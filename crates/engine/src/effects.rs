@@ -790,12 +790,12 @@ pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
                 cx.note(format!("{camp} 判负，{w} 变为{to}"), &r.clause);
             }
         }
+        if let Some(a) = &r.announce {
+            cx.announcements.push(a.clone());
+        }
         if let Some(status) = &r.clear_status {
             for p in &mut cx.st.players {
                 p.statuses.retain(|s| &s.name != status);
-            }
-            if let Some(a) = &r.announce {
-                cx.announcements.push(a.clone());
             }
             cx.note(
                 format!("{camp} 判负，所有角色的{status}状态解除"),

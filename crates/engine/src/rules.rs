@@ -1196,6 +1196,9 @@ pub fn support_report(rules: &EngineRules) -> String {
         if let Some(st) = &r.clear_status {
             what.push_str(&format!("，{st}状态解除"));
         }
+        if let Some(a) = r.announce.as_ref().filter(|_| r.clear_status.is_none()) {
+            what.push_str(&format!("公示「{a}」"));
+        }
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
     }
     s
