@@ -272,3 +272,31 @@ fn huangquan_check_rules_lists_every_role_and_alias() {
     }
     assert!(!out.contains('！'), "a skill without behaviour:\n{out}");
 }
+
+/// A director's `out` event is a fact: the state keeps it even for 南华老仙, whose <避险>
+/// would have stopped the same out put through the engine as a result still to settle.
+#[test]
+fn huangquan_recorded_out_event_is_not_dodged() {
+    let g = NightGame::new(
+        "huangquan-event",
+        "huangquan.toml",
+        "皇权争霸测试局",
+        SEATS,
+        300,
+        r#"[[day]]
+number = 1
+vote = 901
+opens = "2026-03-02 09:00"
+closes = "2026-03-03 21:00"
+[[event]]
+kind = "out"
+player = "仙"
+at = "2026-03-03 21:00"
+cause = "vote"
+"#,
+    );
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let st = g.state_json(None);
+    assert_eq!(state_player(&st, "仙")["alive"], false, "{st}");
+    assert_eq!(state_player(&st, "仙")["out"]["cause"], "投票");
+}

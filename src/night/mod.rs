@@ -243,6 +243,8 @@ fn apply_event(
         );
         input.lose = lose;
         input.on_prompt = OnPrompt::Pass;
+        // the director recorded these outs as facts: no immunity re-decides them
+        input.recorded_outs = true;
         match bansha_engine::resolve(rules, st, &input) {
             Ok(Resolution::Done(o)) => {
                 *st = o.state;

@@ -186,6 +186,10 @@ pub struct PhaseInput {
     /// facts the director recorded by hand).
     #[serde(default)]
     pub on_prompt: OnPrompt,
+    /// A day's `outs` are facts the director recorded (an `out` event), not results still to
+    /// be settled: `day_checks` (免疫第一次出局, 避险) do not apply to them.
+    #[serde(default)]
+    pub recorded_outs: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +213,7 @@ impl PhaseInput {
             lose: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
+            recorded_outs: false,
         }
     }
     pub fn day(
@@ -229,6 +234,7 @@ impl PhaseInput {
             lose: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
+            recorded_outs: false,
         }
     }
 }
@@ -553,7 +559,7 @@ impl<'a> Ctx<'a> {
 
     /// `day_checks`: an out-immunity (免疫第一次出局, 避险) spent on a day's out instead (noted).
     fn day_out_stopped(&mut self, p: &str, cause: &str) -> bool {
-        if self.rules.day_checks_spare.iter().any(|c| c == cause) {
+        if self.input.recorded_outs || self.rules.day_checks_spare.iter().any(|c| c == cause) {
             return false;
         }
         for check in &self.rules.day_checks {
