@@ -1378,6 +1378,13 @@ impl<'a> Ctx<'a> {
         // feedback in the order it is released: by checkpoint, stable within one
         if !self.rules.checkpoints.is_empty() {
             let cps = &self.rules.checkpoints;
+            // feedback from before the first step of a night (uses gained by day) goes out
+            // with the first release
+            if self.input.moment.phase == Phase::Night && self.input.moment.day > 0 {
+                for f in self.feedback.iter_mut().filter(|f| f.at.is_none()) {
+                    f.at = cps.first().cloned();
+                }
+            }
             self.feedback.sort_by_key(|f| {
                 f.at.as_ref()
                     .and_then(|a| cps.iter().position(|c| c == a))
