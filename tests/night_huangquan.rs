@@ -2,8 +2,9 @@
 //! `rules/huangquan.toml` — 开局 <征召>/<支持>, a night written with the post's older names
 //! (炎盾, 守护, 预言) whose feedback comes out in the order of the timed checkpoints (Q2), a
 //! night whose 判负 turns a 流民 独立 and stops for his mandatory <支持>/<起义>, the state
-//! after it, and `check-rules` listing every role. Expected values are worked out by hand
-//! from the rule post (shared/rules-text/huangquan.txt).
+//! after it, `check-rules` listing every role, and day votes confirmed with `tally --confirm`
+//! that spend <统领> and <避险> (the rule file's `day_checks`). Expected values are worked
+//! out by hand from the rule post (shared/rules-text/huangquan.txt).
 
 use crate::common::{NightGame, bansha, state_player};
 
@@ -299,4 +300,171 @@ cause = "vote"
     let st = g.state_json(None);
     assert_eq!(state_player(&st, "仙")["alive"], false, "{st}");
     assert_eq!(state_player(&st, "仙")["out"]["cause"], "投票");
+}
+
+const BASE: &str = "http://127.0.0.1:18080/";
+
+/// Days 2 and 3 of a 皇权争霸 game, each with its 投票帖 (902, 903).
+const VOTE_DAYS: &str = r#"[[day]]
+number = 1
+vote = 901
+opens = "2026-03-02 09:00"
+closes = "2026-03-03 21:00"
+[[day]]
+number = 2
+vote = 902
+opens = "2026-03-04 09:00"
+closes = "2026-03-05 21:00"
+[[day]]
+number = 3
+vote = 903
+opens = "2026-03-06 09:00"
+closes = "2026-03-07 21:00"
+"#;
+
+/// Store day `day`'s 投票帖 `tid`: one ballot for `target` from each of `voters` at noon.
+fn store_votes(g: &NightGame, tid: u64, date: &str, voters: &[&str], target: &str) {
+    let page_post = crate::common::page_post;
+    let mut posts = vec![page_post(
+        1,
+        tid * 100,
+        "导演",
+        1,
+        &format!("{date} 09:00"),
+        "投票帖",
+    )];
+    for (i, v) in voters.iter().enumerate() {
+        let uid = 300 + SEATS.iter().position(|(n, _)| n == v).unwrap() as u64;
+        posts.push(page_post(
+            2 + i as u32,
+            tid * 100 + 1 + i as u64,
+            v,
+            uid,
+            &format!("{date} 12:00"),
+            &format!("投票对象：{target}\n投票理由：票他"),
+        ));
+    }
+    let source = format!("{BASE}forum.php?mod=viewthread&tid={tid}");
+    crate::common::store_one_page(&g.dir.join("game.sqlite"), BASE, tid, posts, &source);
+}
+
+/// `tally --day N --at <closes> --confirm --format json`, which must succeed.
+fn confirm(g: &NightGame, day: u32, at: &str) -> serde_json::Value {
+    let cfg = g.cfg();
+    let day = day.to_string();
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        &day,
+        "--at",
+        at,
+        "--confirm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn deaths(j: &serde_json::Value) -> Vec<(String, String)> {
+    j["deaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["player"].as_str().unwrap().to_string(),
+                d["cause"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const VOTERS: &[&str] = &["民1", "民2", "民3", "民4", "民5", "民6", "民7"];
+
+/// 「统领【强制】—— 大将军免疫指杀，并且免疫第一次出局。」 through `tally --confirm`: day 2's
+/// vote puts 大将军 out, <统领> spends its first-out immunity (he is told) and he stays in;
+/// he acts on night 2; day 3's vote puts him out for good.
+#[test]
+fn huangquan_vote_out_through_tally_confirm_spends_tongling() {
+    let g = NightGame::new(
+        "huangquan-tally-tongling",
+        "huangquan.toml",
+        "皇权争霸测试局",
+        SEATS,
+        300,
+        VOTE_DAYS,
+    );
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    store_votes(&g, 902, "2026-03-04", VOTERS, "将");
+    let j = confirm(&g, 2, "2026-03-05 21:00");
+    assert_eq!(j["day"], 2);
+    assert!(deaths(&j).is_empty(), "{j}");
+    assert_eq!(
+        texts(&j, "feedback", "将"),
+        ["你即将出局（投票），<统领>免疫了第一次出局。"],
+        "{j}"
+    );
+    let st = g.state_json(None);
+    let general = state_player(&st, "将");
+    assert_eq!(general["alive"], true, "{st}");
+    assert_eq!(general["counters"]["统领"], 1, "{st}");
+    // night 2 starts from day 2's outcome: 大将军 still acts
+    let (code, out, err) = g.night(
+        2,
+        "[[action]]\nactor = \"将\"\nskill = \"冲锋\"\ntargets = [\"民11\"]\n",
+        "json",
+    );
+    assert_eq!(code, 0, "{err}");
+    let n2: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let gone: Vec<String> = deaths(&n2).into_iter().map(|(p, _)| p).collect();
+    let voters: Vec<&str> = VOTERS
+        .iter()
+        .copied()
+        .filter(|v| !gone.iter().any(|g| g == v))
+        .collect();
+    // the immunity is for the first out only: day 3's vote puts him out
+    store_votes(&g, 903, "2026-03-06", &voters, "将");
+    let j = confirm(&g, 3, "2026-03-07 21:00");
+    assert_eq!(deaths(&j), [("将".to_string(), "投票".to_string())], "{j}");
+    let st = g.state_json(None);
+    assert_eq!(state_player(&st, "将")["alive"], false, "{st}");
+}
+
+/// 「若南华老仙即将出局，南华老仙将收到通知，将自动消耗该技能一个次数以免疫此次出局」 (避险【1】)
+/// through `tally --confirm`: day 2's vote on 南华老仙 spends his one <避险>, he is told and
+/// stays in.
+#[test]
+fn huangquan_vote_out_through_tally_confirm_spends_bixian() {
+    let g = NightGame::new(
+        "huangquan-tally-bixian",
+        "huangquan.toml",
+        "皇权争霸测试局",
+        SEATS,
+        300,
+        VOTE_DAYS,
+    );
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    store_votes(&g, 902, "2026-03-04", VOTERS, "仙");
+    let j = confirm(&g, 2, "2026-03-05 21:00");
+    assert!(deaths(&j).is_empty(), "{j}");
+    assert_eq!(
+        texts(&j, "feedback", "仙"),
+        ["你即将出局，自动消耗一次<避险>，免疫此次出局。"],
+        "{j}"
+    );
+    let st = g.state_json(None);
+    let xian = state_player(&st, "仙");
+    assert_eq!(xian["alive"], true, "{st}");
+    let bixian = xian["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "避险")
+        .unwrap();
+    assert_eq!(bixian["uses_left"], 0, "{st}");
 }
