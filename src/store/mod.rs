@@ -33,8 +33,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use ring::digest::{Context, SHA256};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use crate::model::{
     EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,

@@ -226,7 +226,11 @@ impl Viewer {
             &SHA256,
             format!("{}|{}|{}", self.saltkey, self.uid, self.name).as_bytes(),
         );
-        h.as_ref().iter().take(4).map(|b| format!("{b:02x}")).collect()
+        h.as_ref()
+            .iter()
+            .take(4)
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 
