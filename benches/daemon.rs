@@ -15,46 +15,28 @@ use bansha::config::Config;
 use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::store::Store;
-use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
+use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::ManualClock;
 
 const CHILD_ENV: &str = "BANSHA_BENCH_DAEMON_CHILD";
 
 fn forum(threads: u64, posts_per_thread: usize, ppp: u32) -> ForumSpec {
-    let mut s = ForumSpec::default();
-    s.site.human_time = false;
-    s.site.ppp = ppp;
-    s.site.now = Some("2026-03-04 12:00".into());
     let names = ["傻树", "白色防御者", "甲", "乙", "丙", "丁", "戊", "己"];
-    s.users = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| UserSpec {
-            uid: 200 + i as u64,
-            name: n.to_string(),
-            password: None,
-        })
-        .collect();
-    s.forums = vec![ForumInfo {
-        fid: 2,
-        name: "版杀".into(),
-    }];
+    let mut s = ForumSpec::board_of("2026-03-04 12:00", &names, 200);
+    s.site.ppp = ppp;
     s.threads = (0..threads)
-        .map(|t| ThreadSpec {
-            tid: 2001 + t,
-            fid: 2,
-            subject: format!("D{} 讨论帖", t + 1),
-            posts: (0..posts_per_thread)
-                .map(|i| {
-                    PostSpec::new(
-                        names[i % names.len()],
-                        &format!("2026-03-0{} {:02}:{:02}", 1 + i / 1440, (i / 60) % 24, i % 60),
-                        &format!(
-                            "第{i}楼：今天的发言，投票给[color=Red]白色防御者[/color]，理由是昨天的站边有问题。"
-                        ),
+        .map(|t| {
+            ThreadSpec::minute_by_minute(
+                2001 + t,
+                &format!("D{} 讨论帖", t + 1),
+                &names,
+                posts_per_thread,
+                |i| {
+                    format!(
+                        "第{i}楼：今天的发言，投票给[color=Red]白色防御者[/color]，理由是昨天的站边有问题。"
                     )
-                })
-                .collect(),
+                },
+            )
         })
         .collect();
     s

@@ -18,7 +18,7 @@ use bansha::config::Config;
 use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::store::Store;
-use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
+use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::{Clock, ManualClock};
 
 const TID: u64 = 4001;
@@ -43,41 +43,14 @@ fn message(i: usize, styled_pct: u32) -> String {
 }
 
 fn spec(posts: usize, styled_pct: u32) -> ForumSpec {
-    let mut s = ForumSpec::default();
-    s.site.human_time = false;
-    s.site.now = Some("2026-03-04 09:00".into());
-    s.users = NAMES
-        .iter()
-        .enumerate()
-        .map(|(i, n)| UserSpec {
-            uid: 401 + i as u64,
-            name: n.to_string(),
-            password: None,
-        })
-        .collect();
-    s.forums = vec![ForumInfo {
-        fid: 2,
-        name: "版杀".into(),
-    }];
-    s.threads = vec![ThreadSpec {
-        tid: TID,
-        fid: 2,
-        subject: "D1 讨论帖".into(),
-        posts: (0..posts)
-            .map(|i| {
-                PostSpec::new(
-                    NAMES[i % NAMES.len()],
-                    &format!(
-                        "2026-03-0{} {:02}:{:02}",
-                        1 + i / 1440,
-                        (i / 60) % 24,
-                        i % 60
-                    ),
-                    &message(i, styled_pct),
-                )
-            })
-            .collect(),
-    }];
+    let mut s = ForumSpec::board_of("2026-03-04 09:00", &NAMES, 401);
+    s.threads = vec![ThreadSpec::minute_by_minute(
+        TID,
+        "D1 讨论帖",
+        &NAMES,
+        posts,
+        |i| message(i, styled_pct),
+    )];
     s
 }
 

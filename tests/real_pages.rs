@@ -366,6 +366,26 @@ fn html5ever_notes_are_not_shown_at_the_default_log_level() {
     }
 }
 
+/// `RUST_LOG` overrides the default filter (read as `filter::Targets` since the
+/// `env-filter` feature was trimmed); unset, empty or unparsable falls back to the default.
+#[test]
+fn rust_log_overrides_the_default_filter_without_env_filter() {
+    use bansha::cli::log_filter;
+    use tracing::Level;
+    let f = log_filter(Some("bansha=debug,html5ever=off"), 0);
+    assert!(f.would_enable("bansha::daemon", &Level::DEBUG));
+    assert!(!f.would_enable("html5ever::tree_builder", &Level::ERROR));
+    assert!(!f.would_enable("hyper", &Level::ERROR));
+    let f = log_filter(Some("debug"), 0);
+    assert!(f.would_enable("html5ever::tree_builder", &Level::DEBUG));
+    for unset in [None, Some(""), Some("  "), Some("bansha=loud")] {
+        let f = log_filter(unset, 0);
+        assert!(f.would_enable("bansha::daemon", &Level::WARN), "{unset:?}");
+        assert!(!f.would_enable("bansha::daemon", &Level::INFO), "{unset:?}");
+    }
+    assert!(log_filter(None, 1).would_enable("bansha::daemon", &Level::INFO));
+}
+
 // ---------------------------------------------------------------- truncation property
 
 /// Real-shaped pages for the truncation property: every fixture thread page.

@@ -13,7 +13,7 @@ use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::model::Post;
 use bansha::store::Store;
-use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
+use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::{Clock, ManualClock, parse_local};
 
 const TID: u64 = 3001;
@@ -36,41 +36,14 @@ fn message(i: usize, styled: &[usize], size_only: Option<usize>) -> String {
 }
 
 fn spec(posts: usize, styled: &[usize], size_only: Option<usize>) -> ForumSpec {
-    let mut s = ForumSpec::default();
-    s.site.human_time = false;
-    s.site.now = Some("2026-03-04 12:00".into());
-    s.users = NAMES
-        .iter()
-        .enumerate()
-        .map(|(i, n)| UserSpec {
-            uid: 301 + i as u64,
-            name: n.to_string(),
-            password: None,
-        })
-        .collect();
-    s.forums = vec![ForumInfo {
-        fid: 2,
-        name: "版杀".into(),
-    }];
-    s.threads = vec![ThreadSpec {
-        tid: TID,
-        fid: 2,
-        subject: "D1 讨论帖".into(),
-        posts: (0..posts)
-            .map(|i| {
-                PostSpec::new(
-                    NAMES[i % NAMES.len()],
-                    &format!(
-                        "2026-03-0{} {:02}:{:02}",
-                        1 + i / 1440,
-                        (i / 60) % 24,
-                        i % 60
-                    ),
-                    &message(i, styled, size_only),
-                )
-            })
-            .collect(),
-    }];
+    let mut s = ForumSpec::board_of("2026-03-04 12:00", &NAMES, 301);
+    s.threads = vec![ThreadSpec::minute_by_minute(
+        TID,
+        "D1 讨论帖",
+        &NAMES,
+        posts,
+        |i| message(i, styled, size_only),
+    )];
     s
 }
 

@@ -335,15 +335,30 @@ impl tracing_subscriber::fmt::time::FormatTime for GameTime {
     }
 }
 
+/// The log filter: `RUST_LOG` (`debug`, `bansha=debug,html5ever=off`: targets and levels)
+/// when it is set and parses, else [`default_log_filter`].
+pub fn log_filter(rust_log: Option<&str>, verbose: u8) -> tracing_subscriber::filter::Targets {
+    rust_log
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            default_log_filter(verbose)
+                .parse()
+                .expect("the default log filter parses")
+        })
+}
+
 pub fn init_tracing(verbose: u8) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_log_filter(verbose)));
     use std::io::IsTerminal;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref(), verbose);
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
         .with_timer(GameTime)
         .with_writer(std::io::stderr)
+        .finish()
+        .with(filter)
         .try_init();
 }
 

@@ -15,7 +15,7 @@
 //!   `auth`, `notice`, the thread's `views`, and a post's display `dateline` when its
 //!   `dbdateline` is there. A response without `Variables` gets no fingerprint.
 
-use sha2::{Digest, Sha256};
+use ring::digest::{Context, SHA256};
 
 /// The fingerprint of one page, with the viewer it showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub fn html(body: &[u8]) -> Option<Fingerprint> {
     let end = find(body, b"<div id=\"postlistreply\"", start)
         .or_else(|| find(body, b"<div id=\"ft\"", start))
         .unwrap_or(body.len());
-    let mut h = Sha256::new();
+    let mut h = Context::new(&SHA256);
     h.update(b"bansha-page-html-1\0");
     h.update(&body[u..ue]);
     h.update(b"\0");
@@ -67,7 +67,7 @@ pub fn html(body: &[u8]) -> Option<Fingerprint> {
     h.update(b"\0");
     normalize_into(&mut h, &body[start..end]);
     Some(Fingerprint {
-        hash: hex(&h.finalize()),
+        hash: hex(h.finish().as_ref()),
         viewer_uid,
     })
 }
@@ -77,7 +77,7 @@ fn starts_with_ci(s: &[u8], at: usize, p: &[u8]) -> bool {
 }
 
 /// Hash `s` leaving out per-render noise.
-fn normalize_into(h: &mut Sha256, s: &[u8]) {
+fn normalize_into(h: &mut Context, s: &[u8]) {
     let mut run = 0;
     let mut i = 0;
     while i < s.len() {
@@ -163,13 +163,13 @@ pub fn api(body: &[u8]) -> Option<Fingerprint> {
             }
         }
     }
-    let mut h = Sha256::new();
+    let mut h = Context::new(&SHA256);
     h.update(b"bansha-page-api-1\0");
-    h.update(serde_json::to_vec(&v.get("Variables")).ok()?);
+    h.update(&serde_json::to_vec(&v.get("Variables")).ok()?);
     h.update(b"\0");
-    h.update(serde_json::to_vec(&v.get("Message")).ok()?);
+    h.update(&serde_json::to_vec(&v.get("Message")).ok()?);
     Some(Fingerprint {
-        hash: hex(&h.finalize()),
+        hash: hex(h.finish().as_ref()),
         viewer_uid,
     })
 }

@@ -12,7 +12,10 @@
 
 use std::sync::OnceLock;
 
-use unicode_normalization::UnicodeNormalization;
+use icu_normalizer::ComposingNormalizerBorrowed;
+
+/// NFKC from icu_normalizer (already compiled for `url`'s IDNA), data baked in.
+const NFKC: ComposingNormalizerBorrowed<'static> = ComposingNormalizerBorrowed::new_nfkc();
 
 /// Normalised text and, for each of its bytes, the original byte span of the character
 /// (or run of repeated characters) it came from.
@@ -165,7 +168,7 @@ fn fold_char(c: char, out: &mut impl FnMut(char)) {
         out(c);
         return;
     }
-    for n in std::iter::once(c).nfkc() {
+    for n in NFKC.normalize_iter(std::iter::once(c)) {
         let nu = n as u32;
         if n == c {
             for l in n.to_lowercase() {

@@ -33,8 +33,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
 
+use ring::digest::{Context, SHA256};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
-use sha2::{Digest, Sha256};
 
 use crate::model::{
     EditNotice, LockKind, PagePost, Post, QuoteRef, Revision, ThreadPage, Timestamp,
@@ -215,7 +215,7 @@ pub fn content_hash(text: &str, red: &str, edit: Option<&EditNotice>) -> String 
     fn norm(s: &str) -> String {
         s.split_whitespace().collect::<Vec<_>>().join(" ")
     }
-    let mut h = Sha256::new();
+    let mut h = Context::new(&SHA256);
     h.update(b"bansha-rev-1\0");
     h.update(norm(text).as_bytes());
     h.update(b"\0");
@@ -228,9 +228,9 @@ pub fn content_hash(text: &str, red: &str, edit: Option<&EditNotice>) -> String 
             h.update(t.to_string().as_bytes());
         }
     }
-    let out = h.finalize();
+    let out = h.finish();
     let mut s = String::with_capacity(64);
-    for b in out {
+    for b in out.as_ref() {
         s.push_str(&format!("{b:02x}"));
     }
     s

@@ -634,6 +634,17 @@ fn content_hash_ignores_whitespace_layout_only() {
     assert_eq!(a.len(), 64);
 }
 
+/// Stored revisions keep their hashes across the switch from the sha2 crate to ring's SHA-256
+/// (a different hash would show every stored post as edited on the next sync). The expected
+/// value is `printf 'bansha-rev-1\0投 傻树 理由：发言\0\0' | sha256sum`.
+#[test]
+fn revision_hashes_stored_before_the_sha2_to_ring_switch_still_match() {
+    assert_eq!(
+        content_hash("投 傻树\n理由：发言", "", None),
+        "9772476f2d3ae95698d9517c51f5c566c93dd867364d8ccc28cc43502d2c817d"
+    );
+}
+
 #[test]
 fn page_fingerprints_are_kept_per_page_and_kind_and_unchanged_fetches_are_logged() {
     let mut s = Store::open_in_memory().unwrap();

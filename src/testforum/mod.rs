@@ -22,7 +22,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
+use ring::digest::{SHA256, digest};
 
 use crate::model::Timestamp;
 pub use spec::{
@@ -160,9 +160,13 @@ impl State {
     /// A fresh pseudo-random token (deterministic per forum: no wall clock, no OS entropy).
     fn token(&mut self, len: usize) -> String {
         self.counter += 1;
-        let h = Sha256::digest(format!("{}|{}|{}", self.base_url, self.counter, self.now));
+        let h = digest(
+            &SHA256,
+            format!("{}|{}|{}", self.base_url, self.counter, self.now).as_bytes(),
+        );
         const ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-        h.iter()
+        h.as_ref()
+            .iter()
             .cycle()
             .take(len)
             .map(|b| ALPHA[*b as usize % ALPHA.len()] as char)
@@ -218,8 +222,15 @@ pub(crate) struct Viewer {
 
 impl Viewer {
     pub fn formhash(&self) -> String {
-        let h = Sha256::digest(format!("{}|{}|{}", self.saltkey, self.uid, self.name));
-        h.iter().take(4).map(|b| format!("{b:02x}")).collect()
+        let h = digest(
+            &SHA256,
+            format!("{}|{}|{}", self.saltkey, self.uid, self.name).as_bytes(),
+        );
+        h.as_ref()
+            .iter()
+            .take(4)
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 }
 

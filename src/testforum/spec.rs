@@ -175,6 +175,36 @@ pub struct ThreadSpec {
     pub posts: Vec<PostSpec>,
 }
 
+impl ThreadSpec {
+    /// Thread `tid` on board 2 (see [`ForumSpec::board_of`]): `posts` posts by `names` in
+    /// turn, a minute apart from 2026-03-01 00:00 (up to nine days' worth), post `i` saying
+    /// `message(i)`.
+    pub fn minute_by_minute(
+        tid: u64,
+        subject: &str,
+        names: &[&str],
+        posts: usize,
+        message: impl Fn(usize) -> String,
+    ) -> ThreadSpec {
+        ThreadSpec {
+            tid,
+            fid: 2,
+            subject: subject.into(),
+            posts: (0..posts)
+                .map(|i| {
+                    let at = format!(
+                        "2026-03-0{} {:02}:{:02}",
+                        1 + i / 1440,
+                        (i / 60) % 24,
+                        i % 60
+                    );
+                    PostSpec::new(names[i % names.len()], &at, &message(i))
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Why a post's body is replaced by `div.locked` (MARKUP 3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -249,6 +279,29 @@ pub(crate) fn parse_time(s: &str) -> Option<Timestamp> {
 }
 
 impl ForumSpec {
+    /// A site for long-thread runs (benches, request counts): machine times
+    /// (`human_time = false`), the forum's clock at `now`, the users `names` with uids from
+    /// `first_uid`, and one board (fid 2, 版杀). Threads are the caller's.
+    pub fn board_of(now: &str, names: &[&str], first_uid: u64) -> ForumSpec {
+        let mut s = ForumSpec::default();
+        s.site.human_time = false;
+        s.site.now = Some(now.into());
+        s.users = names
+            .iter()
+            .zip(first_uid..)
+            .map(|(n, uid)| UserSpec {
+                uid,
+                name: n.to_string(),
+                password: None,
+            })
+            .collect();
+        s.forums = vec![ForumInfo {
+            fid: 2,
+            name: "版杀".into(),
+        }];
+        s
+    }
+
     /// Parse a spec from TOML text (`file` names it in errors).
     pub fn parse(file: &Path, text: &str) -> Result<ForumSpec, FileError> {
         let spec: ForumSpec = parse_toml(file, text)?;
