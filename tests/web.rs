@@ -273,10 +273,7 @@ pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body
     if chunked {
         let mut out = Vec::new();
         let mut rest = &body[..];
-        loop {
-            let Some(nl) = rest.windows(2).position(|w| w == b"\r\n") else {
-                break;
-            };
+        while let Some(nl) = rest.windows(2).position(|w| w == b"\r\n") {
             let size = usize::from_str_radix(
                 String::from_utf8_lossy(&rest[..nl])
                     .split(';')
