@@ -249,8 +249,39 @@ pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body
     req.push_str("\r\n");
     req.push_str(body);
     s.write_all(req.as_bytes()).unwrap();
+    // Read the head, then as much body as it announces (chromedriver keeps the connection
+    // open after its answer, whatever `Connection: close` asked).
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    let mut buf = [0u8; 16384];
+    let complete = |raw: &[u8]| -> bool {
+        let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return false;
+        };
+        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+        let body = &raw[split + 4..];
+        if let Some(n) = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|n| n.trim().parse::<usize>().ok())
+        {
+            return body.len() >= n;
+        }
+        if head.contains("transfer-encoding: chunked") || head.contains("transfer-encoding:chunked")
+        {
+            return body.ends_with(b"0\r\n\r\n");
+        }
+        false
+    };
+    loop {
+        let n = s.read(&mut buf).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if complete(&raw) {
+            break;
+        }
+    }
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -657,4 +688,516 @@ fn player_written_markup_renders_as_text_everywhere() {
     // The ballot with markup: in both tallies as text.
     let t = get(&srv, &d.cookie, "/part/tally-director?day=1").body;
     assert!(t.contains("&lt;script&gt;") || t.contains("&lt;b"), "{t}");
+}
+
+/// End-to-end in headless Chromium through chromedriver (the WebDriver protocol, spoken
+/// with the small HTTP client above). Without chromium and chromedriver these tests fail
+/// saying how to install them, unless `BANSHA_SKIP_BROWSER=1`.
+mod browser {
+    use std::net::TcpListener;
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    const SKIP_ENV: &str = "BANSHA_SKIP_BROWSER";
+
+    fn which(bin: &str) -> Option<PathBuf> {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(bin))
+                .find(|f| f.is_file())
+        })
+    }
+
+    /// The browser, or None when the tests are told to skip it.
+    pub fn chromium() -> Option<(PathBuf, PathBuf)> {
+        let browser = ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .find_map(|b| which(b));
+        let driver = which("chromedriver");
+        match (browser, driver) {
+            (Some(b), Some(d)) => Some((b, d)),
+            _ if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") => {
+                eprintln!("browser tests skipped ({SKIP_ENV}=1)");
+                None
+            }
+            (b, d) => panic!(
+                "the browser tests need chromium and chromedriver (found: chromium {}, chromedriver {}): \
+                 install them with `apt-get install chromium chromium-driver` (as .ci/run does), \
+                 or set {SKIP_ENV}=1 to skip these tests",
+                b.is_some(),
+                d.is_some()
+            ),
+        }
+    }
+
+    /// Poll `f` until it returns Some, or fail after `limit` saying what was awaited.
+    pub fn wait_for<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        loop {
+            if let Some(v) = f() {
+                return v;
+            }
+            assert!(start.elapsed() < limit, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A chromedriver process and one headless browser session; both end when dropped.
+    pub struct Browser {
+        driver: Child,
+        addr: String,
+        session: String,
+    }
+
+    impl Drop for Browser {
+        fn drop(&mut self) {
+            let _ = std::panic::catch_unwind(|| {
+                http(
+                    &self.addr,
+                    "DELETE",
+                    &format!("/session/{}", self.session),
+                    &[],
+                    "",
+                )
+            });
+            let _ = self.driver.kill();
+            let _ = self.driver.wait();
+        }
+    }
+
+    impl Browser {
+        pub fn start(width: u32, height: u32) -> Option<Browser> {
+            let (chromium, chromedriver) = chromium()?;
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let driver = Command::new(chromedriver)
+                .arg(format!("--port={port}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start chromedriver");
+            let addr = format!("127.0.0.1:{port}");
+            let mut b = Browser {
+                driver,
+                addr,
+                session: String::new(),
+            };
+            wait_for("chromedriver to listen", Duration::from_secs(30), || {
+                TcpStream::connect(&b.addr).ok()
+            });
+            let caps = json!({"capabilities": {"alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": {
+                    "binary": chromium.display().to_string(),
+                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                             "--disable-dev-shm-usage", "--lang=zh-CN",
+                             format!("--window-size={width},{height}")],
+                }
+            }}});
+            let v = b.call("POST", "/session", &caps);
+            b.session = v["sessionId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no WebDriver session: {v}"))
+                .to_string();
+            Some(b)
+        }
+
+        /// One WebDriver command; its `value`.
+        fn call(&self, method: &str, path: &str, body: &Value) -> Value {
+            let body = if method == "GET" {
+                String::new()
+            } else {
+                body.to_string()
+            };
+            let r = http(
+                &self.addr,
+                method,
+                path,
+                &[("Content-Type", "application/json; charset=utf-8")],
+                &body,
+            );
+            let v: Value = serde_json::from_str(&r.body)
+                .unwrap_or_else(|e| panic!("chromedriver {path}: {e}: {}", r.body));
+            assert_eq!(r.status, 200, "chromedriver {method} {path}: {v}");
+            v["value"].clone()
+        }
+
+        fn cmd(&self, method: &str, what: &str, body: Value) -> Value {
+            self.call(method, &format!("/session/{}{what}", self.session), &body)
+        }
+
+        pub fn goto(&self, url: &str) {
+            self.cmd("POST", "/url", json!({ "url": url }));
+        }
+
+        pub fn find(&self, css: &str) -> String {
+            let v = self.cmd(
+                "POST",
+                "/element",
+                json!({"using": "css selector", "value": css}),
+            );
+            v.as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no element {css}: {v}"))
+                .to_string()
+        }
+
+        pub fn click(&self, css: &str) {
+            let e = self.find(css);
+            self.cmd("POST", &format!("/element/{e}/click"), json!({}));
+        }
+
+        pub fn type_into(&self, css: &str, text: &str) {
+            let e = self.find(css);
+            self.cmd(
+                "POST",
+                &format!("/element/{e}/value"),
+                json!({ "text": text }),
+            );
+        }
+
+        /// Run a script in the page (a returned promise is awaited).
+        pub fn js(&self, script: &str) -> Value {
+            self.cmd(
+                "POST",
+                "/execute/sync",
+                json!({"script": script, "args": []}),
+            )
+        }
+
+        pub fn sign_in(&self, srv: &Server, token: &str, name: &str) {
+            self.goto(&format!("http://{}/login", srv.addr));
+            self.type_into("input[name=token]", token);
+            if !name.is_empty() {
+                self.type_into("input[name=name]", name);
+            }
+            self.click("button[type=submit]");
+            wait_for("the signed-in page", Duration::from_secs(20), || {
+                (self.js("return location.pathname") == "/day").then_some(())
+            });
+        }
+
+        /// A PNG of the page as it is shown.
+        pub fn screenshot(&self) -> Vec<u8> {
+            let v = self.cmd("GET", "/screenshot", json!({}));
+            base64_decode(v.as_str().expect("a base64 screenshot"))
+        }
+
+        /// Make the window as tall as the page (for screenshots of the whole view).
+        pub fn fit_height(&self, width: u32) {
+            let h = self
+                .js("return Math.ceil(document.documentElement.scrollHeight)")
+                .as_u64()
+                .unwrap_or(1200)
+                .clamp(600, 6000);
+            self.cmd(
+                "POST",
+                "/window/rect",
+                json!({"width": width, "height": h + 140}),
+            );
+        }
+    }
+
+    fn base64_decode(s: &str) -> Vec<u8> {
+        let val = |c: u8| -> Option<u32> {
+            Some(match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            } as u32)
+        };
+        let mut out = Vec::with_capacity(s.len() * 3 / 4);
+        let (mut acc, mut bits) = (0u32, 0);
+        for v in s.bytes().filter_map(val) {
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        out
+    }
+
+    fn ledger_blue(b: &Browser, player: &str) -> Option<u64> {
+        b.js(&format!(
+            "var r=document.querySelector('#ledger tr[data-player=\"{player}\"]');return r?+r.children[1].textContent:null"
+        ))
+        .as_u64()
+    }
+
+    #[test]
+    fn browser_a_moderator_confirms_a_flag_and_the_ledger_changes() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-confirm");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        b.goto(&format!("http://{}/flags", srv.addr));
+        assert_eq!(ledger_blue(&b, "子鼠"), None, "no card yet");
+        b.click(&format!("#flag-{id} button.confirm[data-card=blue]"));
+        let blue = wait_for("the ledger row", Duration::from_secs(20), || {
+            ledger_blue(&b, "子鼠")
+        });
+        assert_eq!(blue, 1);
+        assert_eq!(flag_status(&fx.cfg, id), "confirmed");
+        let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
+        assert!(
+            flash.as_str().unwrap().contains("confirmed"),
+            "the command's message: {flash}"
+        );
+        // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
+        let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("子鼠 蓝牌") && out.contains("版主甲 (moderator)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn browser_an_xss_payload_in_a_post_renders_as_text() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-xss");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, DIRECTOR, "");
+        for page in ["/flags", "/day"] {
+            b.goto(&format!("http://{}{page}", srv.addr));
+            let v = b.js(
+                "return [typeof window.__xss, document.querySelectorAll('main img, main script, main [onerror], main [onmouseover]').length]",
+            );
+            assert_eq!(
+                v,
+                json!(["undefined", 0]),
+                "{page}: the payload ran or is live"
+            );
+        }
+        b.goto(&format!("http://{}/flags", srv.addr));
+        let text = b.js(&format!(
+            "return document.querySelector('#flag-{id} .post').textContent"
+        ));
+        assert_eq!(text.as_str().unwrap(), XSS, "shown as the player wrote it");
+        let marked = b.js(&format!(
+            "return document.querySelector('#flag-{id} .post mark').textContent"
+        ));
+        assert_eq!(marked, "傻逼");
+    }
+
+    #[test]
+    fn browser_a_moderator_token_cannot_see_roles_or_night_feedback() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-roles");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        for page in ["/day", "/flags", "/game"] {
+            b.goto(&format!("http://{}{page}", srv.addr));
+            let text = b.js("return document.body.innerText");
+            let text = text.as_str().unwrap();
+            for (_, role) in SEATS {
+                assert!(!text.contains(role), "{page} shows {role}:\n{text}");
+            }
+            assert!(
+                !text.contains("私信"),
+                "{page} shows private feedback:\n{text}"
+            );
+        }
+        // Asking for the sections directly, from the signed-in page, is refused.
+        let codes = b.js(
+            "return Promise.all(['/part/state','/part/nights','/part/tally-director?day=1','/part/state-public'].map(function(u){return fetch(u).then(function(r){return r.status;});}))",
+        );
+        assert_eq!(codes, json!([403, 403, 403, 200]));
+    }
+
+    #[test]
+    fn browser_an_action_without_the_csrf_token_is_refused() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-csrf");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        b.goto(&format!("http://{}/flags", srv.addr));
+        // A script in the page posting without the token (the cookie goes along).
+        let code = b.js(&format!(
+            "return fetch('/flags/{id}/confirm',{{method:'POST',headers:{{'Content-Type':'application/x-www-form-urlencoded'}},body:'card=red'}}).then(function(r){{return r.status;}})"
+        ));
+        assert_eq!(code, 403);
+        // The page's own form with its token field removed.
+        b.js(&format!(
+            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});return 1"
+        ));
+        b.click(&format!("#flag-{id} button.dismiss"));
+        let body = wait_for("the refusal", Duration::from_secs(20), || {
+            let t = b.js("return document.body ? document.body.innerText : ''");
+            let t = t.as_str().unwrap_or("").to_string();
+            t.contains("CSRF").then_some(t)
+        });
+        assert!(body.contains("forbidden"), "{body}");
+        assert_eq!(flag_status(&fx.cfg, id), "open", "nothing changed");
+    }
+
+    /// The test forum serving day 1's threads (the players as users), for the daemon.
+    fn forum_spec() -> bansha::testforum::ForumSpec {
+        use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, ThreadSpec, UserSpec};
+        let mut s = ForumSpec::default();
+        s.site.human_time = false;
+        s.site.now = Some(DURING_DAY1.into());
+        s.users = std::iter::once(("导演", 1))
+            .chain(
+                SEATS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (n, _))| (*n, 100 + i as u64)),
+            )
+            .map(|(n, uid)| UserSpec {
+                uid,
+                name: n.to_string(),
+                password: None,
+            })
+            .collect();
+        s.forums = vec![ForumInfo {
+            fid: 2,
+            name: "版杀".into(),
+        }];
+        let t = |tid: u64, subject: &str, posts: Vec<PostSpec>| ThreadSpec {
+            tid,
+            fid: 2,
+            subject: subject.into(),
+            posts,
+        };
+        s.threads = vec![
+            t(
+                800,
+                "D1 讨论帖",
+                vec![
+                    PostSpec::new("导演", "2026-03-02 09:00", "第一天讨论开始"),
+                    PostSpec::new("寅虎", "2026-03-02 10:05", "我觉得丑牛可疑"),
+                ],
+            ),
+            t(
+                801,
+                "D1 投票帖",
+                vec![
+                    PostSpec::new("导演", "2026-03-02 09:00", "投票开始"),
+                    PostSpec::new("子鼠", "2026-03-02 11:00", "投票对象：寅虎\n投票理由：划水"),
+                ],
+            ),
+            t(
+                802,
+                "D1 进程帖",
+                vec![PostSpec::new("导演", "2026-03-02 09:00", "进程帖")],
+            ),
+        ];
+        s
+    }
+
+    #[test]
+    fn browser_a_new_ballot_appears_on_the_open_page_while_the_daemon_syncs() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let forum = bansha::testforum::TestForum::start(forum_spec()).unwrap();
+        let dir = scratch_dir("web-br-live");
+        let cfg = dir.join("game.toml");
+        let cookies = dir.join("cookies.txt");
+        forum.write_cookies_txt(&cookies, 1).unwrap();
+        let text = config_text(&forum.base_url()).replace(
+            "min_interval_ms = 5\n",
+            &format!(
+                "min_interval_ms = 5\ncookie_file = \"{}\"\n[daemon]\npoll_interval_secs = 1\nfinal_hour_interval_secs = 1\n",
+                cookies.display()
+            ),
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let bansha_at = |args: &[&str]| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_bansha"));
+            c.args(args)
+                .arg("--config")
+                .arg(&cfg)
+                .env(bansha::time::CLOCK_START_ENV, DURING_DAY1)
+                .stdin(Stdio::null());
+            c
+        };
+        let out = bansha_at(&["sync"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log = dir.join("run.log");
+        struct Kill(Child);
+        impl Drop for Kill {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let mut daemon = Kill(
+            bansha_at(&["run"])
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .unwrap(),
+        );
+        let srv = Server::start(&cfg, DURING_DAY1, &[]);
+        b.sign_in(&srv, DIRECTOR, "导演");
+        b.goto(&format!("http://{}/day?day=1", srv.addr));
+        let public = "return document.querySelector('#tally-public pre').textContent";
+        let before = b.js(public);
+        assert!(before.as_str().unwrap().contains("子鼠"), "{before}");
+        assert!(!before.as_str().unwrap().contains("丑牛"), "{before}");
+        // Mark this page load: a reload would lose it.
+        b.js("window.__same_page = 1; return 1");
+        let t = bansha::time::parse_local("2026-03-03 11:30", chrono_tz::Asia::Shanghai).unwrap();
+        forum.add_post(801, "丑牛", "投票对象：子鼠\n投票理由：跟风", t);
+        let after = wait_for(
+            "the new ballot on the open page",
+            Duration::from_secs(60),
+            || {
+                if let Ok(Some(st)) = daemon.0.try_wait() {
+                    panic!(
+                        "the daemon exited ({st:?}):\n{}",
+                        std::fs::read_to_string(&log).unwrap_or_default()
+                    );
+                }
+                let v = b.js(public);
+                let s = v.as_str().unwrap_or("").to_string();
+                s.contains("丑牛").then_some(s)
+            },
+        );
+        assert!(after.contains("子鼠"), "{after}");
+        assert_eq!(
+            b.js("return window.__same_page"),
+            1,
+            "the page was reloaded"
+        );
+        // The director's tally and the not-voted list followed too.
+        let director = b.js("return document.querySelector('#tally-director pre').textContent");
+        assert!(director.as_str().unwrap().contains("丑牛"), "{director}");
+        let not_voted = b.js("return document.getElementById('not-voted').textContent");
+        assert!(!not_voted.as_str().unwrap().contains("丑牛"), "{not_voted}");
+        drop(daemon);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -294,7 +294,9 @@ fn respond(status: StatusCode, ctype: &str, body: String, nonce: Option<&str>) -
     set(h, header::CONTENT_TYPE, ctype);
     set(h, header::CACHE_CONTROL, "no-store");
     set(h, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
-    set(h, header::REFERRER_POLICY, "no-referrer");
+    // `same-origin`, not `no-referrer`: with no-referrer a browser sends `Origin: null` on
+    // the page's own form POSTs, which the cross-site check must refuse.
+    set(h, header::REFERRER_POLICY, "same-origin");
     set(h, header::X_FRAME_OPTIONS, "DENY");
     let csp = match nonce {
         Some(n) => format!(
