@@ -1200,4 +1200,114 @@ mod browser {
         drop(daemon);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// The screenshots in `docs/` (`docs/web-*.png`): the sample game of `bansha demo`,
+    /// with roles, two nights and one confirmed card added. Run by hand:
+    /// `cargo test --test integration web::browser::screenshots -- --ignored`.
+    #[test]
+    #[ignore = "writes docs/web-*.png; run by hand"]
+    fn screenshots_of_the_sample_game() {
+        let Some(b) = Browser::start(1280, 1000) else {
+            return;
+        };
+        let dir = scratch_dir("web-shots");
+        let (code, out, err) = bansha(&["demo", "--dir", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let cfg = dir.join("game.toml");
+        let roles = [
+            "狼人",
+            "预言家",
+            "村民",
+            "女巫",
+            "狼人",
+            "村民",
+            "村长",
+            "医生",
+            "狼人",
+            "村民",
+            "丘比特",
+            "村民",
+            "猎人",
+            "村民",
+            "混血儿",
+            "村民",
+            "村民",
+            "村民",
+        ];
+        let mut text = std::fs::read_to_string(&cfg).unwrap();
+        for (i, r) in roles.iter().enumerate() {
+            text = text.replace(
+                &format!("seat = {}\n", i + 1),
+                &format!("seat = {}\nrole = \"{r}\"\n", i + 1),
+            );
+        }
+        // The engine records 夜未央's night death itself (night 1 below).
+        text = text.replace(
+            "[[event]]\nkind = \"out\"\nplayer = \"夜未央\"\nat = \"2026-03-04 08:00\"\ncause = \"night\"\n",
+            "",
+        );
+        text.push_str(&format!(
+            "\n[serve]\ndirector_token = \"{DIRECTOR}\"\nmoderator_token = \"{MODERATOR}\"\n"
+        ));
+        std::fs::write(&cfg, text).unwrap();
+        let c = cfg.to_str().unwrap();
+        let nights = [
+            "[[action]]\nactor = \"一只咸鱼\"\nskill = \"丘比特之箭\"\ntargets = [\"小鱼干\", \"老王\"]\n[[action]]\nactor = \"山有木兮\"\nskill = \"认亲\"\ntargets = [\"傻树\"]\n",
+            "[[action]]\nactor = \"阿狸\"\nskill = \"杀人\"\ntargets = [\"夜未央\"]\n[[action]]\nactor = \"白色防御者\"\nskill = \"预言\"\ntargets = [\"星河\"]\n",
+        ];
+        for (n, a) in nights.iter().enumerate() {
+            let f = dir.join(format!("n{n}.toml"));
+            std::fs::write(&f, a).unwrap();
+            let (code, out, err) = bansha(&[
+                "night",
+                "--config",
+                c,
+                "--night",
+                &n.to_string(),
+                "--actions",
+                f.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "night {n}: {out}\n{err}");
+        }
+        let (code, _, err) = bansha(&["flags", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, err) = bansha(&[
+            "flags",
+            "--config",
+            c,
+            "confirm",
+            "1",
+            "--by",
+            "版主甲 (moderator)",
+            "--at",
+            "2026-03-05 21:30",
+        ]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let srv = Server::start(&cfg, "2026-03-05 22:00", &[]);
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let shot = |path: &str, file: &str| {
+            b.cmd(
+                "POST",
+                "/window/rect",
+                json!({"width": 1280, "height": 1000}),
+            );
+            b.goto(&format!("http://{}{path}", srv.addr));
+            b.fit_height(1280);
+            let png = b.screenshot();
+            assert!(png.starts_with(b"\x89PNG"), "{file}: not a PNG");
+            std::fs::write(docs.join(file), png).unwrap();
+        };
+        b.sign_in(&srv, DIRECTOR, "导演A");
+        shot("/day?day=2", "web-day.png");
+        shot("/game", "web-game.png");
+        b.goto(&format!("http://{}/day", srv.addr));
+        b.js("document.querySelector('header form').submit(); return 1");
+        wait_for("the login page", Duration::from_secs(20), || {
+            (b.js("return location.pathname") == "/login").then_some(())
+        });
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        shot("/flags", "web-flags.png");
+        shot("/game", "web-game-moderator.png");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
