@@ -690,6 +690,45 @@ fn player_written_markup_renders_as_text_everywhere() {
     assert!(t.contains("&lt;script&gt;") || t.contains("&lt;b"), "{t}");
 }
 
+#[test]
+fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_database() {
+    let dir = scratch_dir("web-config");
+    let cfg = dir.join("game.toml");
+    let c = cfg.to_str().unwrap();
+    let base = config_text(BASE);
+    let serve_table = format!(
+        "[serve]\ndirector_token = \"{DIRECTOR}\"\nmoderator_token = \"{MODERATOR}\"\npoll_secs = 1\n"
+    );
+    let cases = [
+        (
+            base.replace(
+                &serve_table,
+                &format!("{serve_table}director_tokn = \"x\"\n"),
+            ),
+            "director_tokn",
+        ),
+        (base.replace(&serve_table, ""), "no tokens"),
+        (
+            base.replace(DIRECTOR, "short"),
+            "serve.director_token: a token needs at least 16 characters",
+        ),
+        (
+            base.replace(MODERATOR, DIRECTOR),
+            "serve.moderator_token: must differ",
+        ),
+        // A valid config, but no database yet.
+        (base.clone(), "no database yet"),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&cfg, &text).unwrap();
+        let (code, out, err) = bansha(&["serve", "--config", c, "--listen", "127.0.0.1:0"]);
+        assert_eq!(code, 2, "{want}: {out}{err}");
+        assert!(err.contains(want), "want {want:?} in: {err}");
+        assert!(!err.contains(MODERATOR), "a token in a message: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// End-to-end in headless Chromium through chromedriver (the WebDriver protocol, spoken
 /// with the small HTTP client above). Without chromium and chromedriver these tests fail
 /// saying how to install them, unless `BANSHA_SKIP_BROWSER=1`.
