@@ -990,14 +990,18 @@ mod browser {
         b.goto(&format!("http://{}/flags", srv.addr));
         assert_eq!(ledger_blue(&b, "子鼠"), None, "no card yet");
         b.click(&format!("#flag-{id} button.confirm[data-card=blue]"));
-        let blue = wait_for("the ledger row", Duration::from_secs(20), || {
+        // The page after the decision: the ledger row and the command's message.
+        let (blue, flash) = wait_for("the ledger row", Duration::from_secs(20), || {
+            let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
+            let flash = flash.as_str().unwrap_or("").to_string();
             ledger_blue(&b, "子鼠")
+                .filter(|_| !flash.is_empty())
+                .map(|n| (n, flash))
         });
         assert_eq!(blue, 1);
         assert_eq!(flag_status(&fx.cfg, id), "confirmed");
-        let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
         assert!(
-            flash.as_str().unwrap().contains("confirmed"),
+            flash.contains("confirmed"),
             "the command's message: {flash}"
         );
         // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
@@ -1202,16 +1206,24 @@ mod browser {
         let srv = Server::start(&cfg, DURING_DAY1, &[]);
         b.sign_in(&srv, DIRECTOR, "导演");
         b.goto(&format!("http://{}/day?day=1", srv.addr));
-        let public = "return document.querySelector('#tally-public pre').textContent";
-        let before = b.js(public);
-        assert!(before.as_str().unwrap().contains("子鼠"), "{before}");
-        assert!(!before.as_str().unwrap().contains("丑牛"), "{before}");
+        let text_of = |css: &str| -> String {
+            b.js(&format!(
+                "var e=document.querySelector('{css}');return e?e.textContent:''"
+            ))
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+        };
+        let before = text_of("#tally-public pre");
+        assert!(before.contains("子鼠"), "{before}");
+        assert!(!before.contains("丑牛"), "{before}");
         // Mark this page load: a reload would lose it.
         b.js("window.__same_page = 1; return 1");
         let t = bansha::time::parse_local("2026-03-03 11:30", chrono_tz::Asia::Shanghai).unwrap();
         forum.add_post(801, "丑牛", "投票对象：子鼠\n投票理由：跟风", t);
-        let after = wait_for(
-            "the new ballot on the open page",
+        // Every section is fetched again; each is replaced when its answer arrives.
+        let (public, director, not_voted) = wait_for(
+            "the new ballot in the open page's sections",
             Duration::from_secs(60),
             || {
                 if let Ok(Some(st)) = daemon.0.try_wait() {
@@ -1220,22 +1232,21 @@ mod browser {
                         std::fs::read_to_string(&log).unwrap_or_default()
                     );
                 }
-                let v = b.js(public);
-                let s = v.as_str().unwrap_or("").to_string();
-                s.contains("丑牛").then_some(s)
+                let p = text_of("#tally-public pre");
+                let d = text_of("#tally-director pre");
+                let n = text_of("#not-voted");
+                (p.contains("丑牛") && d.contains("丑牛") && !n.is_empty() && !n.contains("丑牛"))
+                    .then_some((p, d, n))
             },
         );
-        assert!(after.contains("子鼠"), "{after}");
+        assert!(public.contains("子鼠"), "{public}");
+        assert!(director.contains("丑牛"), "{director}");
+        assert!(!not_voted.contains("丑牛"), "{not_voted}");
         assert_eq!(
             b.js("return window.__same_page"),
             1,
             "the page was reloaded"
         );
-        // The director's tally and the not-voted list followed too.
-        let director = b.js("return document.querySelector('#tally-director pre').textContent");
-        assert!(director.as_str().unwrap().contains("丑牛"), "{director}");
-        let not_voted = b.js("return document.getElementById('not-voted').textContent");
-        assert!(!not_voted.as_str().unwrap().contains("丑牛"), "{not_voted}");
         drop(daemon);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -651,7 +651,7 @@ async fn version(State(app): AppState, headers: HeaderMap) -> Response {
 }
 
 /// Run a decision with the session's `--by`, then back to the flag page with the
-/// command's message (or its refusal) shown once.
+/// command's message shown once; a refusal is 409 with the command's message.
 fn decide(
     app: &App,
     headers: &HeaderMap,
@@ -684,23 +684,19 @@ fn decide(
         };
         act(&cfg, &rules, &mut store, &sess.by(), app.clock.now(), &f)
     };
-    let (msg, status) = match result {
-        Ok(m) => {
+    match result {
+        Ok(msg) => {
             app.writes.fetch_add(1, Ordering::SeqCst);
-            tracing::info!("web: {m}");
-            (m, StatusCode::SEE_OTHER)
+            tracing::info!("web: {msg}");
+            if let Ok(mut m) = app.sessions.lock()
+                && let Some(s) = m.get_mut(&id)
+            {
+                s.flash = Some(msg);
+            }
+            redirect("/flags")
         }
-        Err(e) => (e.message().to_string(), StatusCode::CONFLICT),
-    };
-    if let Ok(mut m) = app.sessions.lock()
-        && let Some(s) = m.get_mut(&id)
-    {
-        s.flash = Some(msg.clone());
-    }
-    if status == StatusCode::SEE_OTHER {
-        redirect("/flags")
-    } else {
-        plain(status, &msg)
+        // The command's refusal (already decided, no such card…); nothing changed.
+        Err(e) => plain(StatusCode::CONFLICT, e.message()),
     }
 }
 
