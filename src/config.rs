@@ -39,6 +39,9 @@ pub struct Config {
     /// `[daemon]`: how `bansha run`/`sync` poll (optional; every key has a default).
     #[serde(default)]
     pub daemon: Daemon,
+    /// `[serve]`: the web page of `bansha serve` (optional).
+    #[serde(default)]
+    pub serve: Serve,
     /// Set by [`Config::load`]: the file this came from.
     #[serde(skip)]
     pub path: PathBuf,
@@ -136,6 +139,34 @@ impl Default for Daemon {
             fid: None,
             title_pattern: None,
         }
+    }
+}
+
+/// `[serve]`: `bansha serve`. Tokens may instead come from the environment
+/// (`BANSHA_DIRECTOR_TOKEN`, `BANSHA_MODERATOR_TOKEN`), which overrides the file.
+#[derive(Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Serve {
+    /// Where to listen (default `127.0.0.1:8075`); `--listen` overrides.
+    pub listen: Option<String>,
+    /// The director's token: everything, roles and night feedback included.
+    pub director_token: Option<String>,
+    /// The moderators' token: flags, the card ledger and the public views.
+    pub moderator_token: Option<String>,
+    /// Seconds between the page's checks for new data (default 3).
+    pub poll_secs: Option<u64>,
+}
+
+/// Tokens are never printed, not even in debug output.
+impl std::fmt::Debug for Serve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = |t: &Option<String>| if t.is_some() { "(set)" } else { "(unset)" };
+        f.debug_struct("Serve")
+            .field("listen", &self.listen)
+            .field("director_token", &set(&self.director_token))
+            .field("moderator_token", &set(&self.moderator_token))
+            .field("poll_secs", &self.poll_secs)
+            .finish()
     }
 }
 
@@ -333,6 +364,31 @@ impl Config {
             err(
                 "daemon.poll_interval_secs".into(),
                 "poll intervals must be at least 1 second".into(),
+            );
+        }
+        for (key, t) in [
+            ("serve.director_token", &self.serve.director_token),
+            ("serve.moderator_token", &self.serve.moderator_token),
+        ] {
+            if t.as_ref().is_some_and(|t| t.trim().chars().count() < 16) {
+                err(
+                    key.into(),
+                    "a token needs at least 16 characters (e.g. `openssl rand -hex 16`)".into(),
+                );
+            }
+        }
+        if let (Some(d), Some(m)) = (&self.serve.director_token, &self.serve.moderator_token)
+            && d == m
+        {
+            err(
+                "serve.moderator_token".into(),
+                "must differ from director_token (the roles see different things)".into(),
+            );
+        }
+        if self.serve.poll_secs == Some(0) {
+            err(
+                "serve.poll_secs".into(),
+                "the page checks at most once a second".into(),
             );
         }
         let mut names = HashSet::new();

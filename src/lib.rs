@@ -19,3 +19,4 @@ pub mod testforum;
 pub mod time;
 pub mod tomlfile;
 pub mod votes;
+pub mod web;

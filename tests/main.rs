@@ -15,3 +15,4 @@ mod real_pages;
 mod requests;
 mod testforum;
 mod votes;
+mod web;

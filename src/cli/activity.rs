@@ -23,9 +23,19 @@ fn load(a: &DayArgs, kinds: &[crate::config::ThreadKind]) -> Result<Loaded, CliE
     // The day must exist and have its times before anything else.
     activity::day_window(&cfg, &rules.activity, a.day).map_err(CliError::input)?;
     guard::require_players(&cfg)?;
-    let roster = Roster::from_config(&cfg);
     let store = guard::open_store(&cfg)?;
-    guard::require_pages(&cfg, &store, a.day, kinds)?;
+    load_from(cfg, rules, &store, a.day, kinds)
+}
+
+fn load_from(
+    cfg: Config,
+    rules: RuleSet,
+    store: &crate::store::Store,
+    day: u32,
+    kinds: &[crate::config::ThreadKind],
+) -> Result<Loaded, CliError> {
+    let roster = Roster::from_config(&cfg);
+    guard::require_pages(&cfg, store, day, kinds)?;
     let forum = cfg.forum_key();
     let mut tids: BTreeSet<u64> = BTreeSet::new();
     for d in &cfg.days {
@@ -98,11 +108,15 @@ pub fn voted_by_tally(
     out
 }
 
-pub fn run_activity(a: &DayArgs) -> CliResult {
-    use crate::config::ThreadKind::*;
-    // Posts, ballots and 加速/延时 requests all count: every thread of the day is needed.
-    let l = load(a, &[Discussion, Vote, Process])?;
-    let voted = voted(&l, a.day);
+/// Posts, ballots and 加速/延时 requests all count: every thread of the day is needed.
+const ACTIVITY_THREADS: [crate::config::ThreadKind; 3] = [
+    crate::config::ThreadKind::Discussion,
+    crate::config::ThreadKind::Vote,
+    crate::config::ThreadKind::Process,
+];
+
+fn report_of(l: &Loaded, day: u32) -> Result<activity::ActivityReport, CliError> {
+    let voted = voted(l, day);
     let g = Game {
         cfg: &l.cfg,
         rules: &l.rules.activity,
@@ -110,7 +124,26 @@ pub fn run_activity(a: &DayArgs) -> CliResult {
         posts: &l.posts,
         voted: &voted,
     };
-    let r = activity::report(&g, a.day).map_err(CliError::input)?;
+    activity::report(&g, day).map_err(CliError::input)
+}
+
+/// The day's activity report from the store (what `bansha activity` prints, and the web
+/// page shows).
+pub(crate) fn stored_activity(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    day: u32,
+) -> Result<activity::ActivityReport, CliError> {
+    activity::day_window(cfg, &rules.activity, day).map_err(CliError::input)?;
+    guard::require_players(cfg)?;
+    let l = load_from(cfg.clone(), rules.clone(), store, day, &ACTIVITY_THREADS)?;
+    report_of(&l, day)
+}
+
+pub fn run_activity(a: &DayArgs) -> CliResult {
+    let l = load(a, &ACTIVITY_THREADS)?;
+    let r = report_of(&l, a.day)?;
     let out = match a.format.format {
         Format::Text => render::report_text(&l.cfg, &r),
         Format::Json => serde_json::to_string_pretty(&render::report_json(&l.cfg, &r))

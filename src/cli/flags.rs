@@ -147,38 +147,9 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
     match &a.action {
         None => {}
         Some(FlagAction::Confirm { id, card, by, at }) => {
-            let f = decidable(&g, *id)?;
-            let m = flagging::rules_of(&g.rules).map_err(CliError::Input)?;
-            let card = match card {
-                None => Card::parse(&f.flag.card).unwrap_or(Card::Blue),
-                Some(c) => Card::parse(c).ok_or_else(|| {
-                    CliError::Input(format!("--card: `{c}` is not a card (blue, yellow, red)"))
-                })?,
-            };
-            if !m.cards.contains(&card) {
-                return Err(CliError::Input(format!(
-                    "{}: this rule set has no {} ({}); flag {id} is unchanged",
-                    g.rules.path.display(),
-                    card.chinese(),
-                    m.cards
-                        .iter()
-                        .map(|c| c.chinese())
-                        .collect::<Vec<_>>()
-                        .join("、")
-                )));
-            }
             let t = when(&g.cfg, at)?;
-            let cid = g
-                .store
-                .decide_flag(&forum, *id, "confirmed", Some(card.as_str()), by, t, None)
-                .map_err(CliError::input)?;
-            println!(
-                "flag {id}: confirmed, {} for {} (card {}) by {by} at {}",
-                card.chinese(),
-                f.flag.author,
-                cid.unwrap_or_default(),
-                g.cfg.fmt_time(t)
-            );
+            let msg = confirm_flag(&g.cfg, &g.rules, &mut g.store, *id, card.as_deref(), by, t)?;
+            println!("{msg}");
             return Ok(());
         }
         Some(FlagAction::Dismiss {
@@ -187,18 +158,9 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
             by,
             at,
         }) => {
-            let f = decidable(&g, *id)?;
             let t = when(&g.cfg, at)?;
-            let phrase = whitelist.then_some(f.flag.matched.as_str());
-            g.store
-                .decide_flag(&forum, *id, "dismissed", None, by, t, phrase)
-                .map_err(CliError::input)?;
-            match phrase {
-                Some(p) => {
-                    println!("flag {id}: dismissed by {by}; 「{p}」 whitelisted for this game")
-                }
-                None => println!("flag {id}: dismissed by {by}"),
-            }
+            let msg = dismiss_flag(&g.cfg, &mut g.store, *id, *whitelist, by, t)?;
+            println!("{msg}");
             return Ok(());
         }
     }
@@ -239,11 +201,100 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
     Ok(())
 }
 
+/// `flags confirm`: record the card (default: the flag's suggested card) on an open flag.
+/// Returns the line the command prints. Shared with the web page.
+pub(crate) fn confirm_flag(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &mut Store,
+    id: i64,
+    card: Option<&str>,
+    by: &str,
+    t: Timestamp,
+) -> Result<String, CliError> {
+    let f = decidable(cfg, store, id)?;
+    let m = flagging::rules_of(rules).map_err(CliError::Input)?;
+    let card = match card {
+        None => Card::parse(&f.flag.card).unwrap_or(Card::Blue),
+        Some(c) => Card::parse(c).ok_or_else(|| {
+            CliError::Input(format!("--card: `{c}` is not a card (blue, yellow, red)"))
+        })?,
+    };
+    if !m.cards.contains(&card) {
+        return Err(CliError::Input(format!(
+            "{}: this rule set has no {} ({}); flag {id} is unchanged",
+            rules.path.display(),
+            card.chinese(),
+            m.cards
+                .iter()
+                .map(|c| c.chinese())
+                .collect::<Vec<_>>()
+                .join("、")
+        )));
+    }
+    let cid = store
+        .decide_flag(
+            &cfg.forum_key(),
+            id,
+            "confirmed",
+            Some(card.as_str()),
+            by,
+            t,
+            None,
+        )
+        .map_err(CliError::input)?;
+    Ok(format!(
+        "flag {id}: confirmed, {} for {} (card {}) by {by} at {}",
+        card.chinese(),
+        f.flag.author,
+        cid.unwrap_or_default(),
+        cfg.fmt_time(t)
+    ))
+}
+
+/// `flags dismiss`: the post is not flagged for this again (optionally the phrase is
+/// whitelisted for the game). Returns the line the command prints. Shared with the web page.
+pub(crate) fn dismiss_flag(
+    cfg: &Config,
+    store: &mut Store,
+    id: i64,
+    whitelist: bool,
+    by: &str,
+    t: Timestamp,
+) -> Result<String, CliError> {
+    let f = decidable(cfg, store, id)?;
+    let phrase = whitelist.then_some(f.flag.matched.as_str());
+    store
+        .decide_flag(&cfg.forum_key(), id, "dismissed", None, by, t, phrase)
+        .map_err(CliError::input)?;
+    Ok(match phrase {
+        Some(p) => format!("flag {id}: dismissed by {by}; 「{p}」 whitelisted for this game"),
+        None => format!("flag {id}: dismissed by {by}"),
+    })
+}
+
+/// `cards withdraw`: the director overrules a card; escalations are recomputed. Returns the
+/// line the command prints. Shared with the web page.
+pub(crate) fn withdraw_card(
+    cfg: &Config,
+    store: &mut Store,
+    id: i64,
+    by: &str,
+    t: Timestamp,
+) -> Result<String, CliError> {
+    store
+        .withdraw_card(&cfg.forum_key(), id, by, t)
+        .map_err(CliError::input)?;
+    Ok(format!(
+        "card {id}: withdrawn by {by} at {}",
+        cfg.fmt_time(t)
+    ))
+}
+
 /// The flag, if it exists and is still open; otherwise the refusal (exit 2).
-fn decidable(g: &Game, id: i64) -> Result<FlagRow, CliError> {
-    let f = g
-        .store
-        .flag(&g.cfg.forum_key(), id)
+fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, CliError> {
+    let f = store
+        .flag(&cfg.forum_key(), id)
         .map_err(CliError::runtime)?
         .ok_or_else(|| CliError::Input(format!("flag {id}: no such flag")))?;
     if f.status != "open" {
@@ -251,7 +302,7 @@ fn decidable(g: &Game, id: i64) -> Result<FlagRow, CliError> {
             "flag {id}: already {} by {} at {}; a decided flag is not decided again (withdraw its card with `bansha cards withdraw`)",
             f.status,
             f.decided_by.as_deref().unwrap_or("?"),
-            f.decided_at.map(|t| g.cfg.fmt_time(t)).unwrap_or_default()
+            f.decided_at.map(|t| cfg.fmt_time(t)).unwrap_or_default()
         )));
     }
     Ok(f)
@@ -382,10 +433,7 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
         None => {}
         Some(CardAction::Withdraw { id, by, at }) => {
             let t = when(&g.cfg, at)?;
-            g.store
-                .withdraw_card(&forum, *id, by, t)
-                .map_err(CliError::input)?;
-            println!("card {id}: withdrawn by {by} at {}", g.cfg.fmt_time(t));
+            println!("{}", withdraw_card(&g.cfg, &mut g.store, *id, by, t)?);
             return Ok(());
         }
         Some(CardAction::Add {
@@ -423,7 +471,7 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
             return cards_from_activity(&mut g, a.config.as_ref(), *day, by, t);
         }
     }
-    let out = render_cards(&g).map_err(CliError::Runtime)?;
+    let out = render_cards(&g.cfg, &g.rules, &g.store).map_err(CliError::Runtime)?;
     let out = match a.format {
         Format::Json => serde_json::to_string_pretty(&out.0).map_err(CliError::runtime)?,
         Format::Text => out.1,
@@ -495,18 +543,16 @@ fn cards_from_activity(
     Ok(())
 }
 
-/// The ledger as JSON, text and BBCode (the 判罚公示).
-fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
-    let m = flagging::rules_of(&g.rules)?;
-    let (l, _) = flagging::ledger(&g.cfg, &g.rules, &g.store)?;
-    let rows = g
-        .store
-        .cards(&g.cfg.forum_key())
-        .map_err(|e| e.to_string())?;
-    let flags = g
-        .store
-        .flags(&g.cfg.forum_key())
-        .map_err(|e| e.to_string())?;
+/// The ledger as JSON, text and BBCode (the 判罚公示). Shared with the web page.
+pub(crate) fn render_cards(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+) -> Result<(Value, String, String), String> {
+    let m = flagging::rules_of(rules)?;
+    let (l, _) = flagging::ledger(cfg, rules, store)?;
+    let rows = store.cards(&cfg.forum_key()).map_err(|e| e.to_string())?;
+    let flags = store.flags(&cfg.forum_key()).map_err(|e| e.to_string())?;
     let floor_of = |fid: Option<i64>| {
         fid.and_then(|id| flags.iter().find(|f| f.id == id))
             .map(|f| (f.flag.tid, f.flag.pid, f.flag.floor))
@@ -521,10 +567,10 @@ fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
                 "yellow": p.yellow,
                 "red": p.red,
                 "out": p.out,
-                "out_at": p.out_at.map(|t| g.cfg.fmt_time(t)),
+                "out_at": p.out_at.map(|t| cfg.fmt_time(t)),
                 "camp": p.camp,
                 "merges": p.merges.iter().map(|x| json!({
-                    "at": g.cfg.fmt_time(x.at), "from": x.from.as_str(), "to": x.to.as_str()
+                    "at": cfg.fmt_time(x.at), "from": x.from.as_str(), "to": x.to.as_str()
                 })).collect::<Vec<_>>(),
             })
         })
@@ -535,7 +581,7 @@ fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
             json!({
                 "id": c.id, "player": c.player, "card": c.card, "flag": c.flag_id,
                 "category": c.category, "clause": c.clause, "by": c.given_by,
-                "at": g.cfg.fmt_time(c.given_at),
+                "at": cfg.fmt_time(c.given_at),
                 "withdrawn": c.withdrawn_at.is_some(),
                 "withdrawn_by": c.withdrawn_by,
             })
@@ -559,7 +605,7 @@ fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
             c.id,
             c.player,
             card_cn(&c.card),
-            g.cfg.fmt_time(c.given_at),
+            cfg.fmt_time(c.given_at),
             c.given_by,
             c.clause
         );
@@ -584,7 +630,7 @@ fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
             let _ = writeln!(
                 t,
                 "  {} {}→{}: {clause}",
-                g.cfg.fmt_time(x.at),
+                cfg.fmt_time(x.at),
                 x.from.chinese(),
                 x.to.chinese()
             );
@@ -603,7 +649,7 @@ fn render_cards(g: &Game) -> Result<(Value, String, String), String> {
         let at = match floor_of(c.flag_id) {
             Some((tid, pid, floor)) => format!(
                 "[url={}]{}[/url]",
-                findpost_url(&g.cfg.forum.base_url, tid, pid),
+                findpost_url(&cfg.forum.base_url, tid, pid),
                 floor
                     .map(|f| format!("{f}楼"))
                     .unwrap_or_else(|| "原帖".into())

@@ -1,18 +1,19 @@
 //! The command line (contract: `shared/CONTRACTS.md`). Each command lives in its own file;
 //! this file holds the argument types and the dispatch.
 
-mod activity;
+pub(crate) mod activity;
 mod changes;
 mod demo;
-mod flags;
+pub(crate) mod flags;
 mod guard;
 mod import;
 pub mod init;
 mod lock;
-mod night;
+pub(crate) mod night;
 mod posts;
+mod serve;
 mod sync;
-mod tally;
+pub(crate) mod tally;
 
 pub use activity::voted_by_tally;
 
@@ -87,6 +88,20 @@ pub enum Command {
     Flags(flags::FlagsArgs),
     /// The card ledger with escalations; `withdraw`, `add`.
     Cards(flags::CardsArgs),
+    /// The web page for the director and moderators: the day's tally and activity, the flag
+    /// queue and card ledger, the game state and nights, live (127.0.0.1 by default).
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Where to listen (`HOST:PORT`); default `[serve] listen`, else 127.0.0.1:8075.
+    /// Anything but loopback sends tokens and cookies in clear unless a TLS proxy is in
+    /// front.
+    #[arg(long)]
+    pub listen: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -386,6 +401,7 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Changes(a) => changes::run(&a),
         Command::Flags(a) => flags::run_flags(&a),
         Command::Cards(a) => flags::run_cards(&a),
+        Command::Serve(a) => serve::run(&a),
     }
 }
 

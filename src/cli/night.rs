@@ -77,21 +77,7 @@ pub fn run_night(a: &NightArgs) -> CliResult {
     } else {
         store_phase(&mut store, &rules, "night", a.night, &input, &out)?
     };
-    // The day whose vote outs the morning 公示 lists first: the same day (night n after day
-    // n), or the day before (night n before day n, as 灵族杀's).
-    let prev_day = if rules.night_before_day {
-        a.night.checked_sub(1)
-    } else {
-        Some(a.night)
-    };
-    let day_before = prev_day
-        .filter(|d| phases.iter().any(|p| p.kind == "day" && p.number == *d))
-        .and_then(|d| {
-            tl.entries
-                .iter()
-                .find(|e| e.kind == "day" && e.number == d)
-                .and_then(|e| e.outcome.as_ref())
-        });
+    let day_before = day_before_night(&rules, &phases, &tl, a.night);
     print_phase(
         &cfg,
         &rules,
@@ -103,6 +89,96 @@ pub fn run_night(a: &NightArgs) -> CliResult {
         a.format.format,
     );
     Ok(())
+}
+
+/// The day whose vote outs the morning 公示 of night `night` lists first: the same day
+/// (night n after day n), or the day before (night n before day n, as 灵族杀's), when
+/// it is in the timeline.
+fn day_before_night<'a>(
+    rules: &EngineRules,
+    phases: &[crate::store::StoredPhase],
+    tl: &'a night::Timeline,
+    night: u32,
+) -> Option<&'a Outcome> {
+    let prev_day = if rules.night_before_day {
+        night.checked_sub(1)
+    } else {
+        Some(night)
+    };
+    prev_day
+        .filter(|d| phases.iter().any(|p| p.kind == "day" && p.number == *d))
+        .and_then(|d| {
+            tl.entries
+                .iter()
+                .find(|e| e.kind == "day" && e.number == d)
+                .and_then(|e| e.outcome.as_ref())
+        })
+}
+
+/// One resolved phase of the timeline as `bansha night` prints it: the director's notes
+/// (text), the public 公示 and each player's private feedback block (BBCode).
+pub(crate) struct PhaseReport {
+    pub label: String,
+    pub stale: bool,
+    pub notes: String,
+    pub public_bbcode: String,
+    /// (player, their private block in BBCode), seat order.
+    pub feedback: Vec<(String, String)>,
+}
+
+/// Every resolved phase of the stored timeline, replayed through the engine, in timeline
+/// order (the web page's night view).
+pub(crate) fn phase_reports(cfg: &Config, store: &Store) -> Result<Vec<PhaseReport>, CliError> {
+    let (_, rules) = engine_rules(cfg)?;
+    let phases = store.phases().map_err(CliError::runtime)?;
+    let tl = night::replay(cfg, &rules, &phases, Until::All).map_err(CliError::input)?;
+    let mut out = Vec::new();
+    for e in &tl.entries {
+        let Some(o) = &e.outcome else { continue };
+        let day_before = match e.kind.as_str() {
+            "night" => day_before_night(&rules, &phases, &tl, e.number),
+            _ => None,
+        };
+        out.push(PhaseReport {
+            label: e.label.clone(),
+            stale: e.stale,
+            notes: render::phase_text(&cfg.game.name, &e.label, o, &[]),
+            public_bbcode: render::phase_public_bbcode(&rules, &e.kind, e.number, o, day_before),
+            feedback: render::merged_feedback(o)
+                .into_iter()
+                .map(|(p, lines)| {
+                    let b = render::feedback_block(&p, &lines);
+                    (p, b.trim_start().to_string())
+                })
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// `bansha state` as text, JSON or BBCode (the BBCode is the public roster).
+pub(crate) fn state_report(
+    cfg: &Config,
+    store: &Store,
+    at: Option<&str>,
+    format: Format,
+) -> Result<String, CliError> {
+    let (_, rules) = engine_rules(cfg)?;
+    let phases = store.phases().map_err(CliError::runtime)?;
+    let (until, as_of) = match at {
+        Some(t) => (Until::At(super::tally::parse_at(cfg, t)?), t.to_string()),
+        None => (Until::All, "当前".to_string()),
+    };
+    let tl = night::replay(cfg, &rules, &phases, until).map_err(CliError::input)?;
+    Ok(match format {
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of))
+                .expect("serialisable")
+        ),
+        Format::Text => render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, &[]),
+        Format::Bbcode => render::state_bbcode(&cfg.game.name, &tl.state),
+    })
 }
 
 /// Resolve; a prompt is printed and becomes exit status 3; a rejection exit status 2.
@@ -198,26 +274,10 @@ fn print_phase(
 
 pub fn run_state(a: &StateArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let (_, rules) = engine_rules(&cfg)?;
+    engine_rules(&cfg)?; // a rule set without [engine] is refused before any database opens
     let store = open_store(&cfg)?;
-    let phases = store.phases().map_err(CliError::runtime)?;
-    let (until, as_of) = match &a.at {
-        Some(t) => (Until::At(super::tally::parse_at(&cfg, t)?), t.clone()),
-        None => (Until::All, "当前".to_string()),
-    };
-    let tl = night::replay(&cfg, &rules, &phases, until).map_err(CliError::input)?;
-    match a.format.format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of))
-                .expect("serialisable")
-        ),
-        Format::Text => print!(
-            "{}",
-            render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, &[])
-        ),
-        Format::Bbcode => print!("{}", render::state_bbcode(&cfg.game.name, &tl.state)),
-    }
+    let s = state_report(&cfg, &store, a.at.as_deref(), a.format.format)?;
+    print!("{s}");
     Ok(())
 }
 

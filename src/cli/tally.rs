@@ -33,23 +33,37 @@ pub fn run(a: &TallyArgs) -> CliResult {
         )));
     }
     let store = guard::open_store(&cfg)?;
-    guard::require_pages(&cfg, &store, a.day, &[crate::config::ThreadKind::Vote])?;
+    let t = stored_tally(&cfg, &rules, &store, a.day, tid, as_of)?;
+    if a.confirm {
+        return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
+    }
+    emit(&render(&cfg, &t, a.format.format))
+}
+
+/// The day's tally from the store as of `as_of` (what `bansha tally` prints, and the web
+/// page shows): the 投票帖's posts, 加速 from the 进程帖, judged by the rule set.
+pub(crate) fn stored_tally(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    day: u32,
+    tid: u64,
+    as_of: Timestamp,
+) -> Result<Tally, CliError> {
+    guard::require_pages(cfg, store, day, &[crate::config::ThreadKind::Vote])?;
     let posts = store
         .posts(&cfg.forum_key(), tid)
         .map_err(CliError::runtime)?;
-    let process = match cfg.day(a.day).and_then(|d| d.process) {
+    let process = match cfg.day(day).and_then(|d| d.process) {
         Some(p) => store
             .posts(&cfg.forum_key(), p)
             .map_err(CliError::runtime)?,
         None => Vec::new(),
     };
-    let (accel, note) = acceleration(&cfg, &rules, a.day, &process);
-    let mut t = tally_day(&cfg, &rules, a.day, &posts, as_of, accel)?;
+    let (accel, note) = acceleration(cfg, rules, day, &process);
+    let mut t = tally_day(cfg, rules, day, &posts, as_of, accel)?;
     t.notes.extend(note);
-    if a.confirm {
-        return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
-    }
-    emit(&render(&cfg, &t, a.format.format))
+    Ok(t)
 }
 
 /// `--at TIME` in the game's timezone.

@@ -206,6 +206,41 @@ pub fn phase_bbcode(
     out: &Outcome,
     day_before: Option<&Outcome>,
 ) -> String {
+    let mut s = phase_public_bbcode(rules, kind, number, out, day_before);
+    s.push_str(&feedback_bbcode(out));
+    s
+}
+
+/// The private blocks of [`phase_bbcode`]: one per player with feedback (empty when none).
+pub fn feedback_bbcode(out: &Outcome) -> String {
+    let mut s = String::new();
+    let fb = merged_feedback(out);
+    if !fb.is_empty() {
+        s.push_str("\n======== 私信反馈（每人一段，分别私信） ========\n");
+        for (p, lines) in fb {
+            s.push_str(&feedback_block(&p, &lines));
+        }
+    }
+    s
+}
+
+/// One player's private block (`致 X` and the lines), as [`phase_bbcode`] writes it.
+pub fn feedback_block(player: &str, lines: &[String]) -> String {
+    let mut s = format!("\n[b]致 {}[/b]\n", esc(player));
+    for l in lines {
+        s.push_str(&format!("{}\n", esc(l)));
+    }
+    s
+}
+
+/// The public part of [`phase_bbcode`]: the 公示 without the private blocks.
+pub fn phase_public_bbcode(
+    rules: &EngineRules,
+    kind: &str,
+    number: u32,
+    out: &Outcome,
+    day_before: Option<&Outcome>,
+) -> String {
     let mut s = String::new();
     let title = if kind == "night" {
         if number == 0 {
@@ -268,16 +303,6 @@ pub fn phase_bbcode(
     }
     if let Some(w) = &out.winner {
         s.push_str(&format!("[b]{}[/b]\n", esc(&winner_text(w))));
-    }
-    let fb = merged_feedback(out);
-    if !fb.is_empty() {
-        s.push_str("\n======== 私信反馈（每人一段，分别私信） ========\n");
-        for (p, lines) in fb {
-            s.push_str(&format!("\n[b]致 {}[/b]\n", esc(&p)));
-            for l in lines {
-                s.push_str(&format!("{}\n", esc(&l)));
-            }
-        }
     }
     s
 }

@@ -640,6 +640,14 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// SQLite's `data_version` of this connection: it changes whenever another connection
+    /// (the daemon) commits to the database. The web page's change counter.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// The database file name (for messages).
     pub fn db_name(&self) -> &str {
         &self.db

@@ -1,0 +1,1363 @@
+//! `bansha serve` (issue 15): plain-HTTP tests of sign-in, roles, CSRF and escaping against
+//! the real binary, and end-to-end tests in headless Chromium (`browser`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::common::{bansha, page_post, scratch_dir, store_one_page};
+
+pub const BASE: &str = "http://127.0.0.1:18080/";
+pub const DIRECTOR: &str = "director-token-3f9a1c77e2b04d55";
+pub const MODERATOR: &str = "moderator-token-8c21d0e6a94f4b13";
+/// The clock of the spawned server: day 1, before its 关门.
+pub const DURING_DAY1: &str = "2026-03-03 12:00";
+/// A player's post carrying markup meant to run in the page.
+pub const XSS: &str =
+    "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\"> 你是傻逼";
+
+/// Seats and roles; no player's name contains a role or camp word, so a page that shows
+/// a role is caught by looking for the role's name.
+pub const SEATS: &[(&str, &str)] = &[
+    ("子鼠", "狼人"),
+    ("丑牛", "狼人"),
+    ("寅虎", "预言家"),
+    ("卯兔", "女巫"),
+    ("辰龙", "村长"),
+    ("巳蛇", "医生"),
+    ("午马", "猎人"),
+    ("未羊", "村民"),
+    ("申猴", "村民"),
+    ("酉鸡", "村民"),
+    ("戌狗", "丘比特"),
+    ("亥猪", "混血儿"),
+];
+
+/// Night 0 (开局) and night 1 of the game: links, a kill, a 预言 (private feedback).
+const N0: &str = "[[action]]\nactor = \"戌狗\"\nskill = \"丘比特之箭\"\ntargets = [\"未羊\", \"申猴\"]\n[[action]]\nactor = \"亥猪\"\nskill = \"认亲\"\ntargets = [\"子鼠\"]\n";
+const N1: &str = "[[action]]\nactor = \"丑牛\"\nskill = \"杀人\"\ntargets = [\"酉鸡\"]\n[[action]]\nactor = \"寅虎\"\nskill = \"预言\"\ntargets = [\"子鼠\"]\n";
+
+pub struct Fixture {
+    pub dir: PathBuf,
+    pub cfg: PathBuf,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The game config: 075 rules, the players above, day 1 with its three threads on the
+/// forum at `base`, and the `[serve]` tokens.
+pub fn config_text(base: &str) -> String {
+    let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+    let mut cfg = format!(
+        r#"[forum]
+base_url = "{base}"
+min_interval_ms = 5
+[game]
+name = "[075]网页测试局"
+rules = "{}"
+db = "game.sqlite"
+directors = ["导演"]
+[serve]
+director_token = "{DIRECTOR}"
+moderator_token = "{MODERATOR}"
+poll_secs = 1
+[[day]]
+number = 1
+discussion = [800]
+vote = 801
+process = 802
+opens = "2026-03-02 09:00"
+closes = "2026-03-03 21:00"
+"#,
+        rules.display()
+    );
+    for (i, (n, r)) in SEATS.iter().enumerate() {
+        cfg.push_str(&format!(
+            "[[player]]\nname = \"{n}\"\nuid = {}\nseat = {}\nrole = \"{r}\"\n",
+            100 + i,
+            i + 1
+        ));
+    }
+    cfg
+}
+
+/// A stored game: the day's posts (one of them an XSS payload with an insult, one ballot
+/// with markup), flags scanned, nights 0 and 1 resolved.
+pub fn fixture(name: &str) -> Fixture {
+    let dir = scratch_dir(&format!("web-{name}"));
+    let cfg = dir.join("game.toml");
+    std::fs::write(&cfg, config_text(BASE)).unwrap();
+    let db = dir.join("game.sqlite");
+    let src = |tid: u64| format!("{BASE}forum.php?mod=viewthread&tid={tid}");
+    let p = |floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str| {
+        page_post(floor, pid, author, uid, time, text)
+    };
+    store_one_page(
+        &db,
+        BASE,
+        800,
+        vec![
+            p(1, 8000, "导演", 1, "2026-03-02 09:00", "第一天讨论开始"),
+            p(2, 8001, "子鼠", 100, "2026-03-02 10:00", XSS),
+            p(3, 8002, "寅虎", 102, "2026-03-02 10:05", "我觉得丑牛可疑"),
+        ],
+        &src(800),
+    );
+    store_one_page(
+        &db,
+        BASE,
+        801,
+        vec![
+            p(1, 8100, "导演", 1, "2026-03-02 09:00", "投票开始"),
+            p(
+                2,
+                8101,
+                "子鼠",
+                100,
+                "2026-03-02 11:00",
+                "投票对象：寅虎\n投票理由：划水",
+            ),
+            p(
+                3,
+                8102,
+                "丑牛",
+                101,
+                "2026-03-02 11:30",
+                "投票对象：<b onmouseover=alert(1)>寅虎</b>\n投票理由：<script>alert(2)</script>",
+            ),
+        ],
+        &src(801),
+    );
+    store_one_page(
+        &db,
+        BASE,
+        802,
+        vec![
+            p(1, 8200, "导演", 1, "2026-03-02 09:00", "进程帖"),
+            p(2, 8201, "卯兔", 103, "2026-03-02 12:00", "申请加速"),
+        ],
+        &src(802),
+    );
+    let c = cfg.to_str().unwrap();
+    let (code, _, err) = bansha(&["flags", "--config", c]);
+    assert_eq!(code, 0, "{err}");
+    for (n, actions) in [(0, N0), (1, N1)] {
+        let f = dir.join(format!("n{n}.toml"));
+        std::fs::write(&f, actions).unwrap();
+        let (code, out, err) = bansha(&[
+            "night",
+            "--config",
+            c,
+            "--night",
+            &n.to_string(),
+            "--actions",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "night {n}: {out}\n{err}");
+    }
+    Fixture { dir, cfg }
+}
+
+/// A running `bansha serve`; killed (by its own handle) when dropped.
+pub struct Server {
+    child: Child,
+    pub addr: String,
+    pub log: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Start on a free loopback port, with the clock at `clock`; returns once it listens
+    /// (it prints its address first).
+    pub fn start(cfg: &Path, clock: &str, env: &[(&str, &str)]) -> Server {
+        let log = cfg.with_file_name(format!("serve-{}.log", std::process::id()));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bansha"));
+        cmd.args(["-v", "serve", "--listen", "127.0.0.1:0", "--config"])
+            .arg(cfg)
+            .env(bansha::time::CLOCK_START_ENV, clock)
+            .env_remove(bansha::web::DIRECTOR_TOKEN_ENV)
+            .env_remove(bansha::web::MODERATOR_TOKEN_ENV)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start bansha serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let Some(addr) = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .map(str::to_string)
+        else {
+            let _ = child.wait();
+            panic!(
+                "serve did not start: {line:?}\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        };
+        Server { child, addr, log }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Resp {
+    pub fn header(&self, k: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection (`Connection: close`), the response read
+/// to its end. Enough for the server and for chromedriver.
+pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+    let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    // Read the head, then as much body as it announces (chromedriver keeps the connection
+    // open after its answer, whatever `Connection: close` asked).
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    let complete = |raw: &[u8]| -> bool {
+        let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return false;
+        };
+        let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+        let body = &raw[split + 4..];
+        if let Some(n) = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|n| n.trim().parse::<usize>().ok())
+        {
+            return body.len() >= n;
+        }
+        if head.contains("transfer-encoding: chunked") || head.contains("transfer-encoding:chunked")
+        {
+            return body.ends_with(b"0\r\n\r\n");
+        }
+        false
+    };
+    loop {
+        let n = s.read(&mut buf).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if complete(&raw) {
+            break;
+        }
+    }
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let chunked = headers.iter().any(|(k, v)| {
+        k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
+    if chunked {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        while let Some(nl) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size = usize::from_str_radix(
+                String::from_utf8_lossy(&rest[..nl])
+                    .split(';')
+                    .next()
+                    .unwrap()
+                    .trim(),
+                16,
+            )
+            .unwrap_or(0);
+            if size == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[nl + 2..nl + 2 + size]);
+            rest = &rest[nl + 2 + size + 2..];
+        }
+        body = out;
+    }
+    Resp {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+pub fn enc(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// A signed-in session: the cookie header value and the page's CSRF token.
+pub struct Session {
+    pub cookie: String,
+    pub csrf: String,
+}
+
+pub fn login(srv: &Server, token: &str, name: &str) -> Session {
+    let r = http(
+        &srv.addr,
+        "POST",
+        "/login",
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        &format!("token={}&name={}", enc(token), enc(name)),
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    let sc = r
+        .header("set-cookie")
+        .expect("a session cookie")
+        .to_string();
+    let cookie = sc.split(';').next().unwrap().to_string();
+    let page = get(srv, &cookie, "/flags");
+    assert_eq!(page.status, 200);
+    let csrf = page
+        .body
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a CSRF token in the page")
+        .to_string();
+    Session { cookie, csrf }
+}
+
+pub fn get(srv: &Server, cookie: &str, path: &str) -> Resp {
+    http(&srv.addr, "GET", path, &[("Cookie", cookie)], "")
+}
+
+fn post(
+    srv: &Server,
+    cookie: Option<&str>,
+    path: &str,
+    body: &str,
+    extra: &[(&str, &str)],
+) -> Resp {
+    let mut h = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    if let Some(c) = cookie {
+        h.push(("Cookie", c));
+    }
+    h.extend_from_slice(extra);
+    http(&srv.addr, "POST", path, &h, body)
+}
+
+fn flag_status(cfg: &Path, id: i64) -> String {
+    let c = bansha::config::Config::load(cfg).unwrap();
+    let s = bansha::store::Store::open(&c.db_path()).unwrap();
+    s.flag(&c.forum_key(), id).unwrap().unwrap().status
+}
+
+/// The id of the open flag on the XSS post (子鼠's insult).
+pub fn xss_flag_id(cfg: &Path) -> i64 {
+    let c = bansha::config::Config::load(cfg).unwrap();
+    let s = bansha::store::Store::open(&c.db_path()).unwrap();
+    s.flags(&c.forum_key())
+        .unwrap()
+        .into_iter()
+        .find(|f| f.flag.pid == 8001 && f.flag.category == "insult")
+        .expect("the insult in the XSS post is flagged")
+        .id
+}
+
+#[test]
+fn sign_in_sets_an_httponly_strict_cookie_and_tokens_stay_out_of_urls_pages_and_logs() {
+    let fx = fixture("signin");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    // Not signed in: pages send to the login form; data and actions are refused.
+    let r = http(&srv.addr, "GET", "/day", &[], "");
+    assert_eq!((r.status, r.header("location")), (303, Some("/login")));
+    assert_eq!(http(&srv.addr, "GET", "/api/version", &[], "").status, 401);
+    assert_eq!(http(&srv.addr, "GET", "/part/flags", &[], "").status, 401);
+    let login_page = http(&srv.addr, "GET", "/login", &[], "");
+    assert_eq!(login_page.status, 200);
+    assert!(
+        login_page
+            .body
+            .contains("method=\"post\" action=\"/login\"")
+    );
+    // A wrong token is refused; a token in the query string is not a way in.
+    let r = post(&srv, None, "/login", "token=not-the-token-at-all", &[]);
+    assert_eq!(r.status, 403);
+    assert!(r.header("set-cookie").is_none());
+    let r = http(&srv.addr, "GET", &format!("/day?token={DIRECTOR}"), &[], "");
+    assert_eq!(r.status, 303, "{r:?}");
+    // The right token: a session cookie, HttpOnly and SameSite=Strict; the redirect
+    // carries no token.
+    let r = post(&srv, None, "/login", &format!("token={DIRECTOR}"), &[]);
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), Some("/day"));
+    let sc = r.header("set-cookie").unwrap();
+    assert!(
+        sc.contains("HttpOnly") && sc.contains("SameSite=Strict"),
+        "{sc}"
+    );
+    assert!(!sc.contains(DIRECTOR));
+    let cookie = sc.split(';').next().unwrap();
+    let day = get(&srv, cookie, "/day");
+    assert_eq!(day.status, 200);
+    assert!(day.body.contains("[075]网页测试局"), "{}", day.body);
+    assert!(!day.body.contains(DIRECTOR) && !day.body.contains(MODERATOR));
+    // A login from another site is refused even with the right token.
+    let r = post(
+        &srv,
+        None,
+        "/login",
+        &format!("token={DIRECTOR}"),
+        &[("Origin", "http://evil.example")],
+    );
+    assert_eq!(r.status, 403);
+    // The moderator's token from the environment overrides the file's.
+    let env_token = "moderator-from-the-environment-1";
+    let srv2 = Server::start(
+        &fx.cfg,
+        DURING_DAY1,
+        &[(bansha::web::MODERATOR_TOKEN_ENV, env_token)],
+    );
+    assert_eq!(
+        post(&srv2, None, "/login", &format!("token={MODERATOR}"), &[]).status,
+        403
+    );
+    let s = login(&srv2, env_token, "版主乙");
+    assert_eq!(get(&srv2, &s.cookie, "/flags").status, 200);
+    // Logging out ends the session.
+    let r = post(
+        &srv2,
+        Some(&s.cookie),
+        "/logout",
+        &format!("csrf={}", s.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 303);
+    assert_eq!(get(&srv2, &s.cookie, "/api/version").status, 401);
+    let logs = srv.log_text() + &srv2.log_text();
+    assert!(logs.contains("signed in"), "info logging is on: {logs}");
+    for t in [DIRECTOR, MODERATOR, env_token] {
+        assert!(!logs.contains(t), "a token in the log:\n{logs}");
+    }
+}
+
+#[test]
+fn a_moderator_sees_flags_ledger_and_public_views_but_no_roles_night_feedback_or_director_tally() {
+    let fx = fixture("roles");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let d = login(&srv, DIRECTOR, "导演");
+    let m = login(&srv, MODERATOR, "版主甲");
+    // What only the director may see: 403 for the moderator, 200 for the director.
+    for part in ["state", "nights", "tally-director"] {
+        let path = format!("/part/{part}?day=1");
+        assert_eq!(get(&srv, &m.cookie, &path).status, 403, "{part}");
+        assert_eq!(get(&srv, &d.cookie, &path).status, 200, "{part}");
+    }
+    for part in [
+        "tally-public",
+        "activity",
+        "flags",
+        "ledger",
+        "state-public",
+        "nights-public",
+    ] {
+        let r = get(&srv, &m.cookie, &format!("/part/{part}?day=1"));
+        assert_eq!(r.status, 200, "{part}");
+        assert!(!r.body.contains("class=\"error\""), "{part}: {}", r.body);
+    }
+    // The director's game page shows roles and the 预言 feedback; the moderator's shows
+    // neither, on any page.
+    let dg = get(&srv, &d.cookie, "/game").body;
+    assert!(dg.contains("预言家") && dg.contains("混血儿"), "{dg}");
+    assert!(
+        dg.contains("私信：寅虎"),
+        "the seer's private feedback: {dg}"
+    );
+    let feedback: Vec<String> = dg
+        .split("私信：寅虎")
+        .nth(1)
+        .and_then(|r| r.split("<pre class=\"bbcode\">").nth(1))
+        .and_then(|r| r.split("</pre>").next())
+        .map(|b| b.lines().skip(1).map(str::to_string).collect())
+        .unwrap();
+    assert!(!feedback.is_empty());
+    for page in ["/day", "/flags", "/game"] {
+        let body = get(&srv, &m.cookie, page).body;
+        for (_, role) in SEATS {
+            assert!(
+                !body.contains(role),
+                "{page} shows the role {role}:\n{body}"
+            );
+        }
+        for line in &feedback {
+            assert!(
+                !body.contains(line.as_str()),
+                "{page} shows feedback {line}"
+            );
+        }
+        assert!(!body.contains("data-src=\"/part/state?") && !body.contains("/part/nights?"));
+    }
+    // The moderator's day page has the public 公示 but not the director's tally.
+    let md = get(&srv, &m.cookie, "/day").body;
+    assert!(md.contains("id=\"tally-public\"") && !md.contains("id=\"tally-director\""));
+    // The director's tally is there for the director.
+    let dd = get(&srv, &d.cookie, "/day").body;
+    assert!(dd.contains("id=\"tally-director\"") && dd.contains("id=\"tally-public\""));
+    // A moderator cannot withdraw a card (the director overrules).
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        "/cards/1/withdraw",
+        &format!("csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 403);
+}
+
+#[test]
+fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing() {
+    let fx = fixture("csrf");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let m = login(&srv, MODERATOR, "版主甲");
+    let other = login(&srv, MODERATOR, "版主丙");
+    let id = xss_flag_id(&fx.cfg);
+    let path = format!("/flags/{id}/confirm");
+    let refusals = [
+        (
+            "no token",
+            post(&srv, Some(&m.cookie), &path, "card=blue", &[]),
+        ),
+        (
+            "a wrong token",
+            post(&srv, Some(&m.cookie), &path, "card=blue&csrf=0123abcd", &[]),
+        ),
+        (
+            "another session's token",
+            post(
+                &srv,
+                Some(&m.cookie),
+                &path,
+                &format!("card=blue&csrf={}", other.csrf),
+                &[],
+            ),
+        ),
+        (
+            "no session",
+            post(
+                &srv,
+                None,
+                &path,
+                &format!("card=blue&csrf={}", m.csrf),
+                &[],
+            ),
+        ),
+        (
+            "another site",
+            post(
+                &srv,
+                Some(&m.cookie),
+                &path,
+                &format!("card=blue&csrf={}", m.csrf),
+                &[("Origin", "http://evil.example")],
+            ),
+        ),
+    ];
+    for (what, r) in &refusals {
+        assert_eq!(r.status, 403, "{what}: {r:?}");
+        assert_eq!(flag_status(&fx.cfg, id), "open", "{what}");
+    }
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &format!("/flags/{id}/dismiss"),
+        "",
+        &[],
+    );
+    assert_eq!(r.status, 403);
+    assert_eq!(flag_status(&fx.cfg, id), "open");
+    // With the token (form field or header) it is the same store operation as
+    // `bansha flags confirm`, recorded with the moderator's name and role.
+    let v0 = get(&srv, &m.cookie, "/api/version").body;
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        "card=yellow",
+        &[("X-CSRF-Token", &m.csrf)],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(flag_status(&fx.cfg, id), "confirmed");
+    let c = bansha::config::Config::load(&fx.cfg).unwrap();
+    let store = bansha::store::Store::open(&c.db_path()).unwrap();
+    let cards = store.cards(&c.forum_key()).unwrap();
+    assert_eq!(cards.len(), 1);
+    assert_eq!(
+        (
+            cards[0].player.as_str(),
+            cards[0].card.as_str(),
+            cards[0].given_by.as_str()
+        ),
+        ("子鼠", "yellow", "版主甲 (moderator)")
+    );
+    assert_ne!(
+        get(&srv, &m.cookie, "/api/version").body,
+        v0,
+        "the page sees the change"
+    );
+    let ledger = get(&srv, &m.cookie, "/part/ledger").body;
+    assert!(ledger.contains("data-player=\"子鼠\""), "{ledger}");
+    // Deciding it again is refused with the command's own message; nothing changes.
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=red&csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 409, "{r:?}");
+    assert!(r.body.contains("already confirmed"), "{}", r.body);
+    assert_eq!(store.cards(&c.forum_key()).unwrap().len(), 1);
+}
+
+#[test]
+fn player_written_markup_renders_as_text_everywhere() {
+    let fx = fixture("escape");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let d = login(&srv, DIRECTOR, "");
+    for page in ["/day", "/flags", "/game"] {
+        let r = get(&srv, &d.cookie, page);
+        assert_eq!(r.status, 200);
+        let b = &r.body;
+        // The page's one script is its own, nonce'd and allowed by the CSP; no player
+        // markup is live.
+        assert_eq!(b.matches("<script").count(), 1, "{page}:\n{b}");
+        assert!(b.contains("<script nonce=\""), "{page}");
+        let csp = r.header("content-security-policy").unwrap();
+        assert!(
+            csp.contains("script-src 'nonce-") && !csp.contains("unsafe-inline"),
+            "{csp}"
+        );
+        for live in ["<img", "onerror=\"", "<b onmouseover"] {
+            assert!(!b.contains(live), "{page} has live markup {live}:\n{b}");
+        }
+    }
+    // The XSS post is in the flag queue as text, the insult marked.
+    let flags = get(&srv, &d.cookie, "/part/flags").body;
+    assert!(
+        flags.contains("&lt;script&gt;window.__xss=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt; 你是<mark>傻逼</mark>"),
+        "{flags}"
+    );
+    // The ballot with markup: in both tallies as text.
+    let t = get(&srv, &d.cookie, "/part/tally-director?day=1").body;
+    assert!(t.contains("&lt;script&gt;") || t.contains("&lt;b"), "{t}");
+}
+
+#[test]
+fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_database() {
+    let dir = scratch_dir("web-config");
+    let cfg = dir.join("game.toml");
+    let c = cfg.to_str().unwrap();
+    let base = config_text(BASE);
+    let serve_table = format!(
+        "[serve]\ndirector_token = \"{DIRECTOR}\"\nmoderator_token = \"{MODERATOR}\"\npoll_secs = 1\n"
+    );
+    let cases = [
+        (
+            base.replace(
+                &serve_table,
+                &format!("{serve_table}director_tokn = \"x\"\n"),
+            ),
+            "director_tokn",
+        ),
+        (base.replace(&serve_table, ""), "no tokens"),
+        (
+            base.replace(DIRECTOR, "short"),
+            "serve.director_token: a token needs at least 16 characters",
+        ),
+        (
+            base.replace(MODERATOR, DIRECTOR),
+            "serve.moderator_token: must differ",
+        ),
+        // A valid config, but no database yet.
+        (base.clone(), "no database yet"),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&cfg, &text).unwrap();
+        let (code, out, err) = bansha(&["serve", "--config", c, "--listen", "127.0.0.1:0"]);
+        assert_eq!(code, 2, "{want}: {out}{err}");
+        assert!(err.contains(want), "want {want:?} in: {err}");
+        assert!(!err.contains(MODERATOR), "a token in a message: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// End-to-end in headless Chromium through chromedriver (the WebDriver protocol, spoken
+/// with the small HTTP client above). Without chromium and chromedriver these tests fail
+/// saying how to install them, unless `BANSHA_SKIP_BROWSER=1`.
+mod browser {
+    use std::net::TcpListener;
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    const SKIP_ENV: &str = "BANSHA_SKIP_BROWSER";
+
+    fn which(bin: &str) -> Option<PathBuf> {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(bin))
+                .find(|f| f.is_file())
+        })
+    }
+
+    /// The browser, or None when the tests are told to skip it.
+    pub fn chromium() -> Option<(PathBuf, PathBuf)> {
+        let browser = ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .find_map(|b| which(b));
+        let driver = which("chromedriver");
+        match (browser, driver) {
+            (Some(b), Some(d)) => Some((b, d)),
+            _ if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") => {
+                eprintln!("browser tests skipped ({SKIP_ENV}=1)");
+                None
+            }
+            (b, d) => panic!(
+                "the browser tests need chromium and chromedriver (found: chromium {}, chromedriver {}): \
+                 install them with `apt-get install chromium chromium-driver` (as .ci/run does), \
+                 or set {SKIP_ENV}=1 to skip these tests",
+                b.is_some(),
+                d.is_some()
+            ),
+        }
+    }
+
+    /// Poll `f` until it returns Some, or fail after `limit` saying what was awaited.
+    pub fn wait_for<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+        let start = Instant::now();
+        loop {
+            if let Some(v) = f() {
+                return v;
+            }
+            assert!(start.elapsed() < limit, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A chromedriver process and one headless browser session; both end when dropped.
+    pub struct Browser {
+        driver: Child,
+        addr: String,
+        session: String,
+    }
+
+    impl Drop for Browser {
+        fn drop(&mut self) {
+            let _ = std::panic::catch_unwind(|| {
+                http(
+                    &self.addr,
+                    "DELETE",
+                    &format!("/session/{}", self.session),
+                    &[],
+                    "",
+                )
+            });
+            let _ = self.driver.kill();
+            let _ = self.driver.wait();
+        }
+    }
+
+    impl Browser {
+        pub fn start(width: u32, height: u32) -> Option<Browser> {
+            let (chromium, chromedriver) = chromium()?;
+            let port = TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let driver = Command::new(chromedriver)
+                .arg(format!("--port={port}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start chromedriver");
+            let addr = format!("127.0.0.1:{port}");
+            let mut b = Browser {
+                driver,
+                addr,
+                session: String::new(),
+            };
+            wait_for("chromedriver to listen", Duration::from_secs(30), || {
+                TcpStream::connect(&b.addr).ok()
+            });
+            let caps = json!({"capabilities": {"alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": {
+                    "binary": chromium.display().to_string(),
+                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                             "--disable-dev-shm-usage", "--lang=zh-CN",
+                             format!("--window-size={width},{height}")],
+                }
+            }}});
+            let v = b.call("POST", "/session", &caps);
+            b.session = v["sessionId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no WebDriver session: {v}"))
+                .to_string();
+            Some(b)
+        }
+
+        /// One WebDriver command; its `value`.
+        fn call(&self, method: &str, path: &str, body: &Value) -> Value {
+            let body = if method == "GET" {
+                String::new()
+            } else {
+                body.to_string()
+            };
+            let r = http(
+                &self.addr,
+                method,
+                path,
+                &[("Content-Type", "application/json; charset=utf-8")],
+                &body,
+            );
+            let v: Value = serde_json::from_str(&r.body)
+                .unwrap_or_else(|e| panic!("chromedriver {path}: {e}: {}", r.body));
+            assert_eq!(r.status, 200, "chromedriver {method} {path}: {v}");
+            v["value"].clone()
+        }
+
+        fn cmd(&self, method: &str, what: &str, body: Value) -> Value {
+            self.call(method, &format!("/session/{}{what}", self.session), &body)
+        }
+
+        pub fn goto(&self, url: &str) {
+            self.cmd("POST", "/url", json!({ "url": url }));
+        }
+
+        pub fn find(&self, css: &str) -> String {
+            let v = self.cmd(
+                "POST",
+                "/element",
+                json!({"using": "css selector", "value": css}),
+            );
+            v.as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no element {css}: {v}"))
+                .to_string()
+        }
+
+        pub fn click(&self, css: &str) {
+            let e = self.find(css);
+            self.cmd("POST", &format!("/element/{e}/click"), json!({}));
+        }
+
+        pub fn type_into(&self, css: &str, text: &str) {
+            let e = self.find(css);
+            self.cmd(
+                "POST",
+                &format!("/element/{e}/value"),
+                json!({ "text": text }),
+            );
+        }
+
+        /// Run a script in the page (a returned promise is awaited).
+        pub fn js(&self, script: &str) -> Value {
+            self.cmd(
+                "POST",
+                "/execute/sync",
+                json!({"script": script, "args": []}),
+            )
+        }
+
+        pub fn sign_in(&self, srv: &Server, token: &str, name: &str) {
+            self.goto(&format!("http://{}/login", srv.addr));
+            self.type_into("input[name=token]", token);
+            if !name.is_empty() {
+                self.type_into("input[name=name]", name);
+            }
+            self.click("button[type=submit]");
+            wait_for("the signed-in page", Duration::from_secs(20), || {
+                (self.js("return location.pathname") == "/day").then_some(())
+            });
+        }
+
+        /// A PNG of the page as it is shown.
+        pub fn screenshot(&self) -> Vec<u8> {
+            let v = self.cmd("GET", "/screenshot", json!({}));
+            base64_decode(v.as_str().expect("a base64 screenshot"))
+        }
+
+        /// Make the window as tall as the page (for screenshots of the whole view).
+        pub fn fit_height(&self, width: u32) {
+            let h = self
+                .js("return Math.ceil(document.documentElement.scrollHeight)")
+                .as_u64()
+                .unwrap_or(1200)
+                .clamp(600, 6000);
+            self.cmd(
+                "POST",
+                "/window/rect",
+                json!({"width": width, "height": h + 140}),
+            );
+        }
+    }
+
+    fn base64_decode(s: &str) -> Vec<u8> {
+        let val = |c: u8| -> Option<u32> {
+            Some(match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            } as u32)
+        };
+        let mut out = Vec::with_capacity(s.len() * 3 / 4);
+        let (mut acc, mut bits) = (0u32, 0);
+        for v in s.bytes().filter_map(val) {
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        out
+    }
+
+    fn ledger_blue(b: &Browser, player: &str) -> Option<u64> {
+        b.js(&format!(
+            "var r=document.querySelector('#ledger tr[data-player=\"{player}\"]');return r?+r.children[1].textContent:null"
+        ))
+        .as_u64()
+    }
+
+    #[test]
+    fn browser_a_moderator_confirms_a_flag_and_the_ledger_changes() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-confirm");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        b.goto(&format!("http://{}/flags", srv.addr));
+        assert_eq!(ledger_blue(&b, "子鼠"), None, "no card yet");
+        b.click(&format!("#flag-{id} button.confirm[data-card=blue]"));
+        // The page after the decision: the ledger row and the command's message.
+        let (blue, flash) = wait_for("the ledger row", Duration::from_secs(20), || {
+            let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
+            let flash = flash.as_str().unwrap_or("").to_string();
+            ledger_blue(&b, "子鼠")
+                .filter(|_| !flash.is_empty())
+                .map(|n| (n, flash))
+        });
+        assert_eq!(blue, 1);
+        assert_eq!(flag_status(&fx.cfg, id), "confirmed");
+        assert!(
+            flash.contains("confirmed"),
+            "the command's message: {flash}"
+        );
+        // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
+        let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("子鼠 蓝牌") && out.contains("版主甲 (moderator)"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn browser_an_xss_payload_in_a_post_renders_as_text() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-xss");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, DIRECTOR, "");
+        for page in ["/flags", "/day"] {
+            b.goto(&format!("http://{}{page}", srv.addr));
+            let v = b.js(
+                "return [typeof window.__xss, document.querySelectorAll('main img, main script, main [onerror], main [onmouseover]').length]",
+            );
+            assert_eq!(
+                v,
+                json!(["undefined", 0]),
+                "{page}: the payload ran or is live"
+            );
+        }
+        b.goto(&format!("http://{}/flags", srv.addr));
+        let text = b.js(&format!(
+            "return document.querySelector('#flag-{id} .post').textContent"
+        ));
+        assert_eq!(text.as_str().unwrap(), XSS, "shown as the player wrote it");
+        let marked = b.js(&format!(
+            "return document.querySelector('#flag-{id} .post mark').textContent"
+        ));
+        assert_eq!(marked, "傻逼");
+    }
+
+    #[test]
+    fn browser_a_moderator_token_cannot_see_roles_or_night_feedback() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-roles");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        for page in ["/day", "/flags", "/game"] {
+            b.goto(&format!("http://{}{page}", srv.addr));
+            let text = b.js("return document.body.innerText");
+            let text = text.as_str().unwrap();
+            for (_, role) in SEATS {
+                assert!(!text.contains(role), "{page} shows {role}:\n{text}");
+            }
+            assert!(
+                !text.contains("私信"),
+                "{page} shows private feedback:\n{text}"
+            );
+        }
+        // Asking for the sections directly, from the signed-in page, is refused.
+        let codes = b.js(
+            "return Promise.all(['/part/state','/part/nights','/part/tally-director?day=1','/part/state-public'].map(function(u){return fetch(u).then(function(r){return r.status;});}))",
+        );
+        assert_eq!(codes, json!([403, 403, 403, 200]));
+    }
+
+    #[test]
+    fn browser_an_action_without_the_csrf_token_is_refused() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let fx = fixture("br-csrf");
+        let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+        let id = xss_flag_id(&fx.cfg);
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        b.goto(&format!("http://{}/flags", srv.addr));
+        // A script in the page posting without the token (the cookie goes along).
+        let code = b.js(&format!(
+            "return fetch('/flags/{id}/confirm',{{method:'POST',headers:{{'Content-Type':'application/x-www-form-urlencoded'}},body:'card=red'}}).then(function(r){{return r.status;}})"
+        ));
+        assert_eq!(code, 403);
+        // The page's own form with its token field removed.
+        b.js(&format!(
+            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});return 1"
+        ));
+        b.click(&format!("#flag-{id} button.dismiss"));
+        let body = wait_for("the refusal", Duration::from_secs(20), || {
+            let t = b.js("return document.body ? document.body.innerText : ''");
+            let t = t.as_str().unwrap_or("").to_string();
+            t.contains("CSRF").then_some(t)
+        });
+        assert!(body.contains("forbidden"), "{body}");
+        assert_eq!(flag_status(&fx.cfg, id), "open", "nothing changed");
+    }
+
+    /// The test forum serving day 1's threads (the players as users), for the daemon.
+    fn forum_spec() -> bansha::testforum::ForumSpec {
+        use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, ThreadSpec, UserSpec};
+        let mut s = ForumSpec::default();
+        s.site.human_time = false;
+        s.site.now = Some(DURING_DAY1.into());
+        s.users = std::iter::once(("导演", 1))
+            .chain(
+                SEATS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (n, _))| (*n, 100 + i as u64)),
+            )
+            .map(|(n, uid)| UserSpec {
+                uid,
+                name: n.to_string(),
+                password: None,
+            })
+            .collect();
+        s.forums = vec![ForumInfo {
+            fid: 2,
+            name: "版杀".into(),
+        }];
+        let t = |tid: u64, subject: &str, posts: Vec<PostSpec>| ThreadSpec {
+            tid,
+            fid: 2,
+            subject: subject.into(),
+            posts,
+        };
+        s.threads = vec![
+            t(
+                800,
+                "D1 讨论帖",
+                vec![
+                    PostSpec::new("导演", "2026-03-02 09:00", "第一天讨论开始"),
+                    PostSpec::new("寅虎", "2026-03-02 10:05", "我觉得丑牛可疑"),
+                ],
+            ),
+            t(
+                801,
+                "D1 投票帖",
+                vec![
+                    PostSpec::new("导演", "2026-03-02 09:00", "投票开始"),
+                    PostSpec::new("子鼠", "2026-03-02 11:00", "投票对象：寅虎\n投票理由：划水"),
+                ],
+            ),
+            t(
+                802,
+                "D1 进程帖",
+                vec![PostSpec::new("导演", "2026-03-02 09:00", "进程帖")],
+            ),
+        ];
+        s
+    }
+
+    #[test]
+    fn browser_a_new_ballot_appears_on_the_open_page_while_the_daemon_syncs() {
+        let Some(b) = Browser::start(1280, 1400) else {
+            return;
+        };
+        let forum = bansha::testforum::TestForum::start(forum_spec()).unwrap();
+        let dir = scratch_dir("web-br-live");
+        let cfg = dir.join("game.toml");
+        let cookies = dir.join("cookies.txt");
+        forum.write_cookies_txt(&cookies, 1).unwrap();
+        let text = config_text(&forum.base_url()).replace(
+            "min_interval_ms = 5\n",
+            &format!(
+                "min_interval_ms = 5\ncookie_file = \"{}\"\n[daemon]\npoll_interval_secs = 1\nfinal_hour_interval_secs = 1\n",
+                cookies.display()
+            ),
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let bansha_at = |args: &[&str]| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_bansha"));
+            c.args(args)
+                .arg("--config")
+                .arg(&cfg)
+                .env(bansha::time::CLOCK_START_ENV, DURING_DAY1)
+                .stdin(Stdio::null());
+            c
+        };
+        let out = bansha_at(&["sync"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log = dir.join("run.log");
+        struct Kill(Child);
+        impl Drop for Kill {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let mut daemon = Kill(
+            bansha_at(&["run"])
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .unwrap(),
+        );
+        let srv = Server::start(&cfg, DURING_DAY1, &[]);
+        b.sign_in(&srv, DIRECTOR, "导演");
+        b.goto(&format!("http://{}/day?day=1", srv.addr));
+        let text_of = |css: &str| -> String {
+            b.js(&format!(
+                "var e=document.querySelector('{css}');return e?e.textContent:''"
+            ))
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+        };
+        let before = text_of("#tally-public pre");
+        assert!(before.contains("子鼠"), "{before}");
+        assert!(!before.contains("丑牛"), "{before}");
+        // Mark this page load: a reload would lose it.
+        b.js("window.__same_page = 1; return 1");
+        let t = bansha::time::parse_local("2026-03-03 11:30", chrono_tz::Asia::Shanghai).unwrap();
+        forum.add_post(801, "丑牛", "投票对象：子鼠\n投票理由：跟风", t);
+        // Every section is fetched again; each is replaced when its answer arrives.
+        let (public, director, not_voted) = wait_for(
+            "the new ballot in the open page's sections",
+            Duration::from_secs(60),
+            || {
+                if let Ok(Some(st)) = daemon.0.try_wait() {
+                    panic!(
+                        "the daemon exited ({st:?}):\n{}",
+                        std::fs::read_to_string(&log).unwrap_or_default()
+                    );
+                }
+                let p = text_of("#tally-public pre");
+                let d = text_of("#tally-director pre");
+                let n = text_of("#not-voted");
+                (p.contains("丑牛") && d.contains("丑牛") && !n.is_empty() && !n.contains("丑牛"))
+                    .then_some((p, d, n))
+            },
+        );
+        assert!(public.contains("子鼠"), "{public}");
+        assert!(director.contains("丑牛"), "{director}");
+        assert!(!not_voted.contains("丑牛"), "{not_voted}");
+        assert_eq!(
+            b.js("return window.__same_page"),
+            1,
+            "the page was reloaded"
+        );
+        drop(daemon);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The screenshots in `docs/` (`docs/web-*.png`): the sample game of `bansha demo`,
+    /// with roles, two nights and one confirmed card added. Run by hand:
+    /// `cargo test --test integration web::browser::screenshots -- --ignored`.
+    #[test]
+    #[ignore = "writes docs/web-*.png; run by hand"]
+    fn screenshots_of_the_sample_game() {
+        let Some(b) = Browser::start(1280, 1000) else {
+            return;
+        };
+        let dir = scratch_dir("web-shots");
+        let (code, out, err) = bansha(&["demo", "--dir", dir.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let cfg = dir.join("game.toml");
+        let roles = [
+            "狼人",
+            "预言家",
+            "村民",
+            "女巫",
+            "狼人",
+            "村民",
+            "村长",
+            "医生",
+            "狼人",
+            "村民",
+            "丘比特",
+            "村民",
+            "猎人",
+            "村民",
+            "混血儿",
+            "村民",
+            "村民",
+            "村民",
+        ];
+        let mut text = std::fs::read_to_string(&cfg).unwrap();
+        for (i, r) in roles.iter().enumerate() {
+            text = text.replace(
+                &format!("seat = {}\n", i + 1),
+                &format!("seat = {}\nrole = \"{r}\"\n", i + 1),
+            );
+        }
+        // The engine records 夜未央's night death itself (night 1 below).
+        text = text.replace(
+            "[[event]]\nkind = \"out\"\nplayer = \"夜未央\"\nat = \"2026-03-04 08:00\"\ncause = \"night\"\n",
+            "",
+        );
+        text.push_str(&format!(
+            "\n[serve]\ndirector_token = \"{DIRECTOR}\"\nmoderator_token = \"{MODERATOR}\"\n"
+        ));
+        std::fs::write(&cfg, text).unwrap();
+        let c = cfg.to_str().unwrap();
+        let nights = [
+            "[[action]]\nactor = \"一只咸鱼\"\nskill = \"丘比特之箭\"\ntargets = [\"小鱼干\", \"老王\"]\n[[action]]\nactor = \"山有木兮\"\nskill = \"认亲\"\ntargets = [\"傻树\"]\n",
+            "[[action]]\nactor = \"阿狸\"\nskill = \"杀人\"\ntargets = [\"夜未央\"]\n[[action]]\nactor = \"白色防御者\"\nskill = \"预言\"\ntargets = [\"星河\"]\n",
+        ];
+        for (n, a) in nights.iter().enumerate() {
+            let f = dir.join(format!("n{n}.toml"));
+            std::fs::write(&f, a).unwrap();
+            let (code, out, err) = bansha(&[
+                "night",
+                "--config",
+                c,
+                "--night",
+                &n.to_string(),
+                "--actions",
+                f.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "night {n}: {out}\n{err}");
+        }
+        let (code, _, err) = bansha(&["flags", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        let (code, out, err) = bansha(&[
+            "flags",
+            "--config",
+            c,
+            "confirm",
+            "1",
+            "--by",
+            "版主甲 (moderator)",
+            "--at",
+            "2026-03-05 21:30",
+        ]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let srv = Server::start(&cfg, "2026-03-05 22:00", &[]);
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let shot = |path: &str, file: &str| {
+            b.cmd(
+                "POST",
+                "/window/rect",
+                json!({"width": 1280, "height": 1000}),
+            );
+            b.goto(&format!("http://{}{path}", srv.addr));
+            b.fit_height(1280);
+            let png = b.screenshot();
+            assert!(png.starts_with(b"\x89PNG"), "{file}: not a PNG");
+            std::fs::write(docs.join(file), png).unwrap();
+        };
+        b.sign_in(&srv, DIRECTOR, "导演A");
+        shot("/day?day=2", "web-day.png");
+        shot("/game", "web-game.png");
+        b.goto(&format!("http://{}/day", srv.addr));
+        b.js("document.querySelector('header form').submit(); return 1");
+        wait_for("the login page", Duration::from_secs(20), || {
+            (b.js("return location.pathname") == "/login").then_some(())
+        });
+        b.sign_in(&srv, MODERATOR, "版主甲");
+        shot("/flags", "web-flags.png");
+        shot("/game", "web-game-moderator.png");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
