@@ -99,7 +99,9 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
     s.push_str("\n步骤记录：\n");
     for l in &out.log {
         s.push_str(&format!("  [{}] {}\n", l.step, l.text));
-        if !l.clause.is_empty() {
+        if bansha_engine::rules::is_reading(&l.clause) {
+            s.push_str(&format!("      读法（规则帖未明言，本规则文件采用）：{}\n", l.clause));
+        } else if !l.clause.is_empty() {
             s.push_str(&format!("      依据：{}\n", l.clause));
         }
     }

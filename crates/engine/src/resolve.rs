@@ -524,6 +524,11 @@ impl<'a> Ctx<'a> {
             self.note(format!("{s} 当选警长"), "");
         }
         for (p, cause) in &self.input.outs {
+            if let Some(sc) = self.rules.status_causes.iter().find(|s| &s.cause == cause) {
+                self.status_instead_of_out(p, sc);
+                self.check_losses();
+                continue;
+            }
             let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
             self.go_out(p, cause, None, &clause)?;
             self.check_losses();
@@ -1024,6 +1029,12 @@ impl<'a> Ctx<'a> {
                     format!("{name} 处于挂机状态，不能发动<{skill}>"),
                     &def.clause,
                 );
+                if self.rules.sheriff_skills.contains(&skill)
+                    && self.st.sheriff.as_deref() == Some(name)
+                {
+                    self.st.sheriff = None;
+                    self.note(format!("{name} 出局，警徽无人继承"), &def.clause);
+                }
                 continue;
             }
             for eff in &def.effects {
@@ -1031,6 +1042,37 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A day out whose cause means a status (灵族杀 红牌 → 挂机): the player stays in the game
+    /// with the status for good; nobody goes out and no on-out trigger fires.
+    fn status_instead_of_out(&mut self, name: &str, sc: &crate::rules::StatusCause) {
+        let Some(p) = self.st.player_mut(name) else {
+            return;
+        };
+        if p.out.is_some() {
+            if let Some(o) = &mut p.out {
+                o.causes.push(sc.cause.clone());
+            }
+            self.note(
+                format!("{name} 已出局，{}：不再进入【{}】", sc.cause, sc.status),
+                &sc.clause,
+            );
+            return;
+        }
+        if !p.has_status(&sc.status) {
+            p.statuses.push(crate::state::Status {
+                name: sc.status.clone(),
+                until_day: None,
+            });
+        }
+        self.note(
+            format!("{name} {}：进入【{}】状态（不出局）", sc.cause, sc.status),
+            &sc.clause,
+        );
+        self.announcements
+            .push(format!("{name} {}，进入{}状态", sc.cause, sc.status));
+        self.tell(name, format!("你{}，进入{}状态。", sc.cause, sc.status));
     }
 
     /// Holds one of the rule set's idle statuses (挂机): in the game, but cannot act.
@@ -1092,6 +1134,7 @@ impl<'a> Ctx<'a> {
             if let Some(c) = camp
                 .lose
                 .iter()
+                .chain(&self.rules.every_camp_lose)
                 .find(|c| holds(self.rules, &self.st, &camp.name, c))
             {
                 let clause = c.clause().to_string();
@@ -1233,6 +1276,16 @@ pub fn holds(rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> 
             .all(|p| !p.alive() || p.has_status(status)),
         Condition::UniqueSmallestBelow { camps, below, .. } => {
             st.unique_smallest(camp, camps) && st.camp_size(camp) < *below as usize
+        }
+        Condition::CauseCount { cause, count, .. } => {
+            let given: usize = st
+                .players
+                .iter()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .filter_map(|p| p.out.as_ref())
+                .map(|o| o.causes.iter().filter(|c| *c == cause).count())
+                .sum();
+            given >= (*count).max(1) as usize
         }
         Condition::CampsLost {
             camps, at_least, ..
