@@ -104,9 +104,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The 灵族杀 game: the scenario's seats and phases, in timeline order (night N, day N).
-fn lingzu_game(root: &Path) -> (Vec<(String, String)>, Vec<(String, u32, PhaseInput)>, String) {
-    let text = std::fs::read_to_string(root.join("tests/scenarios/night/lingzu/twelve_nights.toml"))
-        .expect("scenario");
+fn lingzu_game(
+    root: &Path,
+) -> (
+    Vec<(String, String)>,
+    Vec<(String, u32, PhaseInput)>,
+    String,
+) {
+    let text =
+        std::fs::read_to_string(root.join("tests/scenarios/night/lingzu/twelve_nights.toml"))
+            .expect("scenario");
     let sc = Scenario::parse(&text).expect("scenario parses");
     let seats = sc
         .setup
@@ -250,11 +257,16 @@ fn bench(root: &Path, g: &Game) {
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let phases = store.phases().unwrap();
-        let tl = night::replay(&cfg, &rules, &phases, Until::All).unwrap();
+        let tl = night::replay(&cfg, &rules, &phases, &[], Until::All).unwrap();
         black_box(&tl.state);
         t_replay.push(t0.elapsed().as_secs_f64() * 1000.0);
         assert!(tl.problems.is_empty(), "{:?}", tl.problems);
-        assert_eq!(won(&tl.state), g.winner, "{}: the replay ends as the game", g.label);
+        assert_eq!(
+            won(&tl.state),
+            g.winner,
+            "{}: the replay ends as the game",
+            g.label
+        );
     }
     // 2. Re-resolving the last phase (night 12).
     let key = match last_kind.as_str() {
@@ -265,7 +277,7 @@ fn bench(root: &Path, g: &Game) {
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let phases = store.phases().unwrap();
-        let tl = night::replay(&cfg, &rules, &phases, Until::Before(key)).unwrap();
+        let tl = night::replay(&cfg, &rules, &phases, &[], Until::Before(key)).unwrap();
         let r = bansha_engine::resolve(&rules, &tl.state, last).unwrap();
         black_box(r);
         t_night.push(t0.elapsed().as_secs_f64() * 1000.0);

@@ -11,6 +11,7 @@ mod night;
 mod night_lingzu;
 mod parse;
 mod real_pages;
+mod red_cards;
 mod requests;
 mod testforum;
 mod votes;

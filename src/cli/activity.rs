@@ -23,8 +23,9 @@ fn load(a: &DayArgs, kinds: &[crate::config::ThreadKind]) -> Result<Loaded, CliE
     // The day must exist and have its times before anything else.
     activity::day_window(&cfg, &rules.activity, a.day).map_err(CliError::input)?;
     guard::require_players(&cfg)?;
-    let roster = Roster::from_config(&cfg);
     let store = guard::open_store(&cfg)?;
+    // The config's facts, the ledger's red cards and the engine's timeline.
+    let roster = crate::night::roster_with_timeline(&cfg);
     guard::require_pages(&cfg, &store, a.day, kinds)?;
     let forum = cfg.forum_key();
     let mut tids: BTreeSet<u64> = BTreeSet::new();

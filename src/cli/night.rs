@@ -27,12 +27,22 @@ fn open_store(cfg: &Config) -> Result<Store, CliError> {
     Store::open(&cfg.db_path()).map_err(CliError::runtime)
 }
 
+/// The card ledger's red cards, facts of the timeline like the director's events.
+fn red_cards(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+) -> Result<Vec<night::RedCard>, CliError> {
+    night::red_cards(cfg, rules, store).map_err(CliError::Input)
+}
+
 pub fn run_night(a: &NightArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let (_, rules) = engine_rules(&cfg)?;
+    let (ruleset, rules) = engine_rules(&cfg)?;
     let file: ActionsFile = crate::tomlfile::load_toml(&a.actions).map_err(CliError::input)?;
     let mut store = open_store(&cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
+    let reds = red_cards(&cfg, &ruleset, &store)?;
     // Nights are resolved in order: every earlier night must be in the timeline.
     let first = if rules.start.is_empty() { 1 } else { 0 };
     for k in first..a.night {
@@ -47,6 +57,7 @@ pub fn run_night(a: &NightArgs) -> CliResult {
         &cfg,
         &rules,
         &phases,
+        &reds,
         Until::Before(night::night_key(&rules, a.night)),
     )
     .map_err(CliError::input)?;
@@ -198,25 +209,39 @@ fn print_phase(
 
 pub fn run_state(a: &StateArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let (_, rules) = engine_rules(&cfg)?;
+    let (ruleset, rules) = engine_rules(&cfg)?;
     let store = open_store(&cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
+    let reds = red_cards(&cfg, &ruleset, &store)?;
     let (until, as_of) = match &a.at {
         Some(t) => (Until::At(super::tally::parse_at(&cfg, t)?), t.clone()),
         None => (Until::All, "当前".to_string()),
     };
-    let tl = night::replay(&cfg, &rules, &phases, until).map_err(CliError::input)?;
+    let tl = night::replay(&cfg, &rules, &phases, &reds, until).map_err(CliError::input)?;
+    let cards = match &ruleset.moderation {
+        Some(m) => {
+            let t = match until {
+                Until::At(t) => t,
+                _ => crate::model::Timestamp::MAX,
+            };
+            let (l, recs) =
+                crate::flagging::ledger_at(&cfg, &ruleset, &store, t).map_err(CliError::Input)?;
+            Some(render::CardsView::new(&cfg, m, &rules, &l, &recs))
+        }
+        None => None,
+    };
+    let cards = cards.as_ref();
     match a.format.format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of))
+            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of, cards))
                 .expect("serialisable")
         ),
         Format::Text => print!(
             "{}",
-            render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, &[])
+            render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, cards)
         ),
-        Format::Bbcode => print!("{}", render::state_bbcode(&cfg.game.name, &tl.state)),
+        Format::Bbcode => print!("{}", render::state_bbcode(&cfg.game.name, &tl.state, cards)),
     }
     Ok(())
 }
@@ -231,7 +256,7 @@ pub fn confirm_day(
     answers: Option<&std::path::Path>,
     format: Format,
 ) -> CliResult {
-    let (_, rules) = engine_rules(cfg)?;
+    let (ruleset, rules) = engine_rules(cfg)?;
     let file: ActionsFile = match answers {
         Some(p) => crate::tomlfile::load_toml(p).map_err(CliError::input)?,
         None => ActionsFile::default(),
@@ -239,8 +264,15 @@ pub fn confirm_day(
     let day = tally.day;
     let mut store = open_store(cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
-    let tl = night::replay(cfg, &rules, &phases, Until::Before(night::day_key(day)))
-        .map_err(CliError::input)?;
+    let reds = red_cards(cfg, &ruleset, &store)?;
+    let tl = night::replay(
+        cfg,
+        &rules,
+        &phases,
+        &reds,
+        Until::Before(night::day_key(day)),
+    )
+    .map_err(CliError::input)?;
     if let Some(p) = tl.problems.first() {
         return Err(CliError::Input(format!(
             "the timeline before {} does not resolve: {p}",

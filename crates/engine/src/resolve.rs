@@ -175,6 +175,10 @@ pub struct PhaseInput {
     /// For a day: camps the director rules defeated (投降; 红牌 判负), applied first.
     #[serde(default)]
     pub lose: Vec<String>,
+    /// For a day: causes given to players already out (a 红牌 for an out player: 「已出局角色
+    /// 仍可被判罚」) — recorded on the player's out, counted by `cause-count` conditions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<(String, String)>,
     pub seed: u64,
     /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
     /// facts the director recorded by hand).
@@ -201,6 +205,7 @@ impl PhaseInput {
             outs: Vec::new(),
             sheriff: None,
             lose: Vec::new(),
+            records: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
         }
@@ -221,6 +226,7 @@ impl PhaseInput {
             outs,
             sheriff,
             lose: Vec::new(),
+            records: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
         }
@@ -531,6 +537,14 @@ impl<'a> Ctx<'a> {
             }
             let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
             self.go_out(p, cause, None, &clause)?;
+            self.check_losses();
+        }
+        for (p, cause) in &self.input.records {
+            let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
+            if let Some(o) = self.st.player_mut(p).and_then(|x| x.out.as_mut()) {
+                o.causes.push(cause.clone());
+                self.note(format!("{p} 已出局，记录{cause}"), &clause);
+            }
             self.check_losses();
         }
         Ok(())
