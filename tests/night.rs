@@ -525,3 +525,28 @@ at = "2026-03-03 21:00"
         "{err}"
     );
 }
+
+/// 075 空救: the engine counts 「一名角色累计两次空救」 on the protected player (the rule file's
+/// reading, labelled 解读); `night --format text` shows that reading on the nights it applies,
+/// and not on a night the protected player was attacked.
+#[test]
+fn the_wasted_protect_reading_is_shown_in_the_notes_when_it_applies() {
+    let g = Game::new("wasted-reading");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let reading = "读法（规则帖未明言，本规则文件采用）：解读：「一名角色累计两次空救」的「一名角色」是被<救治>的角色";
+    // Night 1: the doctor protects 民3, the wolves attack 民3: no 空救, no reading.
+    let n1 = "[[action]]\nactor = \"医生\"\nskill = \"救治\"\ntargets = [\"民3\"]\n[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"民3\"]\n";
+    let (code, out, err) = g.night(1, n1, "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(reading), "{out}");
+    // Night 2: nobody attacks 民3: one 空救 on 民3, with the reading.
+    let n2 = "[[action]]\nactor = \"医生\"\nskill = \"救治\"\ntargets = [\"民3\"]\n[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"村长\"]\n";
+    let (code, out, err) = g.night(2, n2, "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("民3 没有成为指杀目标，民3 累计空救（1）"), "{out}");
+    assert!(out.contains("民3 的空救按本规则文件的读法计"), "{out}");
+    assert!(out.contains(reading), "{out}");
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "民3")["counters"]["空救"], 1, "{st}");
+    assert!(player(&st, "医生")["counters"].get("空救").is_none(), "{st}");
+}
