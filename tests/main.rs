@@ -6,6 +6,7 @@ mod daemon;
 mod demo;
 mod director;
 mod ingest;
+mod interfaces;
 mod moderation;
 mod night;
 mod night_lingzu;

@@ -543,10 +543,16 @@ fn the_wasted_protect_reading_is_shown_in_the_notes_when_it_applies() {
     let n2 = "[[action]]\nactor = \"医生\"\nskill = \"救治\"\ntargets = [\"民3\"]\n[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"村长\"]\n";
     let (code, out, err) = g.night(2, n2, "text");
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("民3 没有成为指杀目标，民3 累计空救（1）"), "{out}");
+    assert!(
+        out.contains("民3 没有成为指杀目标，民3 累计空救（1）"),
+        "{out}"
+    );
     assert!(out.contains("民3 的空救按本规则文件的读法计"), "{out}");
     assert!(out.contains(reading), "{out}");
     let st = g.state_json(None);
     assert_eq!(player(&st, "民3")["counters"]["空救"], 1, "{st}");
-    assert!(player(&st, "医生")["counters"].get("空救").is_none(), "{st}");
+    assert!(
+        player(&st, "医生")["counters"].get("空救").is_none(),
+        "{st}"
+    );
 }
