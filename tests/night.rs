@@ -556,3 +556,35 @@ fn the_wasted_protect_reading_is_shown_in_the_notes_when_it_applies() {
         "{st}"
     );
 }
+
+/// Issue 9 "Done when": every skill of the 075 and 灵族杀 rule posts (each line that opens with
+/// a skill header, `名称<强制> —— …` or `名称<1>：…`) is named by `bansha check-rules`, as a
+/// skill the engine supports for a role, a link or the badge, or as a parameter of another
+/// declaration (恋爱, 私奔, 寡妇刀, 带队); 075's 竞岗 is the tally's day-1 election.
+#[test]
+fn check_rules_names_every_skill_of_the_075_and_lingzu_posts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let head = regex::Regex::new(r"^([\p{Han}]{2,6})\s*(?:(<[^>]*>)\s*(?:——|:|：)|——)").unwrap();
+    for set in ["075-zhifou", "lingzu"] {
+        let post =
+            std::fs::read_to_string(root.join(format!("../shared/rules-text/{set}.txt"))).unwrap();
+        let rules = root.join(format!("rules/{set}.toml"));
+        let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
+        assert_eq!(code, 0, "{err}");
+        let mut names: Vec<String> = post
+            .lines()
+            .filter_map(|l| head.captures(l.trim()).map(|c| c[1].to_string()))
+            .collect();
+        names.dedup();
+        assert!(names.len() >= 12, "{set}: {names:?}");
+        for n in &names {
+            let listed = out.contains(n.as_str())
+                || (n == "竞岗" && out.contains("警长竞选〔vote.election_days"));
+            assert!(
+                listed,
+                "{set}: skill {n} is not named by check-rules:\n{out}"
+            );
+        }
+        assert!(!out.contains("无行为！"), "{out}");
+    }
+}
