@@ -104,13 +104,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// The 灵族杀 game: the scenario's seats and phases, in timeline order (night N, day N).
-fn lingzu_game(
-    root: &Path,
-) -> (
+/// Seats (name, role), phases in timeline order, and the winner the game ends with.
+type LingzuGame = (
     Vec<(String, String)>,
     Vec<(String, u32, PhaseInput)>,
     String,
-) {
+);
+
+fn lingzu_game(root: &Path) -> LingzuGame {
     let text =
         std::fs::read_to_string(root.join("tests/scenarios/night/lingzu/twelve_nights.toml"))
             .expect("scenario");
