@@ -1,5 +1,7 @@
 //! Benchmark: the night engine (run with `cargo bench --bench engine`).
 //!
+//! Two games, each resolved once and stored, then replayed from the stored timeline:
+//!
 //! A 12-night 075 game (18 players: 开局, an election, twelve nights with the doctor, wolves,
 //! witch and seer acting, twelve day outcomes) is resolved once and stored in a file
 //! database the way `bansha night` / `tally --confirm` store it. Then, timed:
@@ -7,6 +9,12 @@
 //!   phases again) — what `bansha state` and `state --at` do; target: under 50 ms;
 //! - re-resolving night 12 (replay up to it, resolve it) — what `bansha night --night 12` does;
 //! - the pure engine alone on the same 25 inputs.
+//!
+//! A 12-night 灵族杀 game: the scenario `tests/scenarios/night/lingzu/twelve_nights.toml`
+//! (12 players; dusk 驱灵, 自爆, 驱魔 refreshes, 灵散, shots, the badge; 12 nights and 11
+//! days, night N before day N: the scenario's empty day 2 folded into day 1), stored in
+//! timeline order and timed the same three ways; the replay must end with the scenario's
+//! winner.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -15,8 +23,9 @@ use std::time::Instant;
 use bansha::config::Config;
 use bansha::night::{self, Until, render};
 use bansha::rules::RuleSet;
-use bansha::store::Store;
-use bansha_engine::{Action, GameState, PhaseInput, Resolution};
+use bansha::store::{Store, StoredPhase};
+use bansha_engine::scenario::Scenario;
+use bansha_engine::{Action, EngineRules, GameState, PhaseInput, Resolution};
 
 const SEATS: &[(&str, &str)] = &[
     ("狼1", "狼人"),
@@ -95,17 +104,115 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The 灵族杀 game: the scenario's seats and phases, in timeline order (night N, day N).
+/// Seats (name, role), phases in timeline order, and the winner the game ends with.
+type LingzuGame = (
+    Vec<(String, String)>,
+    Vec<(String, u32, PhaseInput)>,
+    String,
+);
+
+fn lingzu_game(root: &Path) -> LingzuGame {
+    let text =
+        std::fs::read_to_string(root.join("tests/scenarios/night/lingzu/twelve_nights.toml"))
+            .expect("scenario");
+    let sc = Scenario::parse(&text).expect("scenario parses");
+    let seats = sc
+        .setup
+        .seats
+        .iter()
+        .map(|s| {
+            let (n, r) = s.split_once(':').expect("name:role");
+            (n.to_string(), r.to_string())
+        })
+        .collect();
+    // The scenario plays night 1, day 1, day 2, night 2, day 3, night 3, …, day 12, night 12
+    // (day k before night k from day 2 on). 灵族杀's timeline is night N, day N: its day 2 is
+    // empty, so days 1 and 2 are day 1 and the scenario's day k (k ≥ 3) is day k − 1 — the
+    // same sequence of phases, stored in timeline order (23 phases).
+    let mut phases: Vec<(String, u32, PhaseInput)> = Vec::new();
+    for p in &sc.phases {
+        let empty = p.outs.is_empty() && p.sheriff.is_none() && p.lose.is_empty();
+        if p.kind == "day" && p.number == 2 && empty && p.actions.is_empty() {
+            continue;
+        }
+        let mut input = p.input().expect("phase input");
+        let n = if p.kind == "day" {
+            p.number.saturating_sub(1).max(1)
+        } else {
+            p.number
+        };
+        input.moment.day = n;
+        phases.push((p.kind.clone(), n, input));
+    }
+    let ords: Vec<i64> = phases
+        .iter()
+        .map(|(k, n, _)| StoredPhase::ord(k, *n, true))
+        .collect();
+    assert!(ords.windows(2).all(|w| w[0] < w[1]), "timeline order");
+    let winner = sc
+        .phases
+        .iter()
+        .rev()
+        .find_map(|p| p.expect.winner.clone())
+        .expect("the scenario names its winner");
+    (seats, phases, winner)
+}
+
+struct Game<'a> {
+    label: &'a str,
+    rules_file: &'a str,
+    seats: Vec<(String, String)>,
+    inputs: Vec<(String, u32, PhaseInput)>,
+    /// The winner the replay must end with (None: the game must still be running).
+    winner: Option<String>,
+}
+
 fn main() {
-    let dir = std::env::temp_dir().join(format!("bansha-bench-engine-{}", std::process::id()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (seats, inputs, winner) = lingzu_game(root);
+    let games = [
+        Game {
+            label: "075",
+            rules_file: "rules/075-zhifou.toml",
+            seats: SEATS
+                .iter()
+                .map(|(n, r)| (n.to_string(), r.to_string()))
+                .collect(),
+            inputs: game()
+                .into_iter()
+                .map(|(k, n, i)| (k.to_string(), n, i))
+                .collect(),
+            winner: None,
+        },
+        Game {
+            label: "灵族杀",
+            rules_file: "rules/lingzu.toml",
+            seats,
+            inputs,
+            winner: Some(winner),
+        },
+    ];
+    for g in &games {
+        bench(root, g);
+    }
+}
+
+fn bench(root: &Path, g: &Game) {
+    let dir = std::env::temp_dir().join(format!(
+        "bansha-bench-engine-{}-{}",
+        std::process::id(),
+        g.rules_file.len()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let rules_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
+    let rules_path = root.join(g.rules_file);
     let mut cfg_text = format!(
         "[forum]\nbase_url = \"http://127.0.0.1:18080/\"\n[game]\nname = \"bench\"\nrules = \"{}\"\ndb = \"{}\"\n",
         rules_path.display(),
         dir.join("bench.sqlite").display()
     );
-    for (i, (n, r)) in SEATS.iter().enumerate() {
+    for (i, (n, r)) in g.seats.iter().enumerate() {
         cfg_text.push_str(&format!(
             "[[player]]\nname = \"{n}\"\nseat = {}\nrole = \"{r}\"\n",
             i + 1
@@ -123,17 +230,18 @@ fn main() {
         ));
     }
     let cfg = Config::from_str(&dir.join("bench.toml"), &cfg_text).expect("bench config");
-    let rules = RuleSet::load(&rules_path)
+    let rules: EngineRules = RuleSet::load(&rules_path)
         .expect("rule file")
         .engine
         .expect("[engine]");
+    let nbd = rules.night_before_day;
 
     // Resolve and store the game once, as the CLI does.
-    let inputs = game();
+    let inputs = &g.inputs;
     let mut store = Store::open(&cfg.db_path()).unwrap();
     let mut st: GameState = night::initial_state(&cfg, &rules).unwrap();
     let mut deaths = 0;
-    for (kind, n, input) in &inputs {
+    for (kind, n, input) in inputs {
         let out = match bansha_engine::resolve(&rules, &st, input).unwrap() {
             Resolution::Done(o) => o,
             Resolution::NeedInput { prompt, .. } => panic!("{kind} {n}: {}", prompt.question),
@@ -141,25 +249,35 @@ fn main() {
         deaths += out.deaths.len();
         let json = serde_json::to_string(&render::phase_json(kind, *n, &out, vec![])).unwrap();
         store
-            .put_phase(
-                kind,
-                *n,
-                false,
-                &serde_json::to_string(input).unwrap(),
-                &json,
-            )
+            .put_phase(kind, *n, nbd, &serde_json::to_string(input).unwrap(), &json)
             .unwrap();
         st = out.state;
     }
-    assert!(
-        st.winner.is_none(),
-        "the bench game must last twelve nights"
+    let won = |s: &GameState| s.winner.as_ref().map(|w| w.join("、"));
+    assert_eq!(
+        won(&st),
+        g.winner,
+        "{}: the bench game must end as written",
+        g.label
     );
+    let (last_kind, last_n, last) = inputs.last().unwrap();
     println!(
-        "engine: 075 game, {} players, {} phases (开局 + 12 days + 12 nights), {deaths} outs; {} alive at the end",
-        SEATS.len(),
+        "engine: {} game, {} players, {} phases ({} days + {} nights{}), {deaths} outs; {} alive at the end; winner {}",
+        g.label,
+        g.seats.len(),
         inputs.len(),
-        st.alive().count()
+        inputs.iter().filter(|(k, _, _)| k == "day").count(),
+        inputs
+            .iter()
+            .filter(|(k, n, _)| k == "night" && *n > 0)
+            .count(),
+        if inputs.iter().any(|(k, n, _)| k == "night" && *n == 0) {
+            " + 开局"
+        } else {
+            ""
+        },
+        st.alive().count(),
+        won(&st).unwrap_or_else(|| "none yet".into())
     );
 
     const RUNS: usize = 50;
@@ -168,34 +286,37 @@ fn main() {
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let phases = store.phases().unwrap();
-        let tl = night::replay(&cfg, &rules, &phases, Until::All).unwrap();
+        let tl = night::replay(&cfg, &rules, &phases, &[], Until::All).unwrap();
         black_box(&tl.state);
         t_replay.push(t0.elapsed().as_secs_f64() * 1000.0);
-        assert!(tl.problems.is_empty());
+        assert!(tl.problems.is_empty(), "{:?}", tl.problems);
+        assert_eq!(
+            won(&tl.state),
+            g.winner,
+            "{}: the replay ends as the game",
+            g.label
+        );
     }
-    // 2. Re-resolving night 12.
-    let last = &inputs.last().unwrap().2;
+    // 2. Re-resolving the last phase (night 12).
+    let key = match last_kind.as_str() {
+        "night" => night::night_key(&rules, *last_n),
+        _ => night::day_key(*last_n),
+    };
     let mut t_night = Vec::new();
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let phases = store.phases().unwrap();
-        let tl = night::replay(
-            &cfg,
-            &rules,
-            &phases,
-            Until::Before(night::night_key(&rules, 12)),
-        )
-        .unwrap();
+        let tl = night::replay(&cfg, &rules, &phases, &[], Until::Before(key)).unwrap();
         let r = bansha_engine::resolve(&rules, &tl.state, last).unwrap();
         black_box(r);
         t_night.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
-    // 3. The pure engine on the 25 inputs.
+    // 3. The pure engine on the same inputs.
     let mut t_pure = Vec::new();
     for _ in 0..RUNS {
         let t0 = Instant::now();
         let mut st = night::initial_state(&cfg, &rules).unwrap();
-        for (_, _, input) in &inputs {
+        for (_, _, input) in inputs {
             if let Resolution::Done(o) = bansha_engine::resolve(&rules, &st, input).unwrap() {
                 st = o.state;
             }
@@ -210,11 +331,12 @@ fn main() {
         t_replay.iter().cloned().fold(0.0, f64::max)
     );
     println!(
-        "  re-resolve night 12 (replay + resolve):  median {:.2} ms",
+        "  re-resolve {last_kind} {last_n} (replay + resolve): median {:.2} ms",
         median(t_night)
     );
     println!(
-        "  pure engine, 25 phases:                  median {:.2} ms",
+        "  pure engine, {} phases:                  median {:.2} ms",
+        inputs.len(),
         median(t_pure)
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -209,6 +209,17 @@ pub fn ledger(
     rules: &RuleSet,
     store: &Store,
 ) -> Result<(Ledger, Vec<CardRecord>), String> {
+    ledger_at(cfg, rules, store, Timestamp::MAX)
+}
+
+/// The card ledger as it stood at `t`: cards given after `t` are not counted (a card
+/// withdrawn later is not counted either: the ledger is the director's current ruling).
+pub fn ledger_at(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+    t: Timestamp,
+) -> Result<(Ledger, Vec<CardRecord>), String> {
     let m = rules_of(rules)?;
     let cards: Vec<CardRecord> = store
         .cards(&cfg.forum_key())
@@ -224,6 +235,7 @@ pub fn ledger(
                 withdrawn: c.withdrawn_at.is_some(),
             })
         })
+        .filter(|c| c.at <= t)
         .collect();
     let base = Roster::from_config(cfg);
     let names: Vec<String> = cfg.players.iter().map(|p| p.name.clone()).collect();

@@ -462,3 +462,66 @@ at = "2026-03-03 21:00"
         "{err}"
     );
 }
+
+/// 075 空救: the engine counts 「一名角色累计两次空救」 on the protected player (the rule file's
+/// reading, labelled 解读); `night --format text` shows that reading on the nights it applies,
+/// and not on a night the protected player was attacked.
+#[test]
+fn the_wasted_protect_reading_is_shown_in_the_notes_when_it_applies() {
+    let g = game("wasted-reading");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    let reading = "读法（规则帖未明言，本规则文件采用）：解读：「一名角色累计两次空救」的「一名角色」是被<救治>的角色";
+    // Night 1: the doctor protects 民3, the wolves attack 民3: no 空救, no reading.
+    let n1 = "[[action]]\nactor = \"医生\"\nskill = \"救治\"\ntargets = [\"民3\"]\n[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"民3\"]\n";
+    let (code, out, err) = g.night(1, n1, "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(reading), "{out}");
+    // Night 2: nobody attacks 民3: one 空救 on 民3, with the reading.
+    let n2 = "[[action]]\nactor = \"医生\"\nskill = \"救治\"\ntargets = [\"民3\"]\n[[action]]\nactor = \"狼1\"\nskill = \"杀人\"\ntargets = [\"村长\"]\n";
+    let (code, out, err) = g.night(2, n2, "text");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("民3 没有成为指杀目标，民3 累计空救（1）"),
+        "{out}"
+    );
+    assert!(out.contains("民3 的空救按本规则文件的读法计"), "{out}");
+    assert!(out.contains(reading), "{out}");
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "民3")["counters"]["空救"], 1, "{st}");
+    assert!(
+        player(&st, "医生")["counters"].get("空救").is_none(),
+        "{st}"
+    );
+}
+
+/// Issue 9 "Done when": every skill of the 075 and 灵族杀 rule posts (each line that opens with
+/// a skill header, `名称<强制> —— …` or `名称<1>：…`) is named by `bansha check-rules`, as a
+/// skill the engine supports for a role, a link or the badge, or as a parameter of another
+/// declaration (恋爱, 私奔, 寡妇刀, 带队); 075's 竞岗 is the tally's day-1 election.
+#[test]
+fn check_rules_names_every_skill_of_the_075_and_lingzu_posts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let head = regex::Regex::new(r"^([\p{Han}]{2,6})\s*(?:(<[^>]*>)\s*(?:——|:|：)|——)").unwrap();
+    for set in ["075-zhifou", "lingzu"] {
+        let post =
+            std::fs::read_to_string(root.join(format!("../shared/rules-text/{set}.txt"))).unwrap();
+        let rules = root.join(format!("rules/{set}.toml"));
+        let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
+        assert_eq!(code, 0, "{err}");
+        let mut names: Vec<String> = post
+            .lines()
+            .filter_map(|l| head.captures(l.trim()).map(|c| c[1].to_string()))
+            .collect();
+        names.dedup();
+        assert!(names.len() >= 12, "{set}: {names:?}");
+        for n in &names {
+            let listed = out.contains(n.as_str())
+                || (n == "竞岗" && out.contains("警长竞选〔vote.election_days"));
+            assert!(
+                listed,
+                "{set}: skill {n} is not named by check-rules:\n{out}"
+            );
+        }
+        assert!(!out.contains("无行为！"), "{out}");
+    }
+}

@@ -34,7 +34,8 @@ fn load_from(
     day: u32,
     kinds: &[crate::config::ThreadKind],
 ) -> Result<Loaded, CliError> {
-    let roster = Roster::from_config(&cfg);
+    // The config's facts, the ledger's red cards and the engine's timeline.
+    let roster = crate::night::roster_with_timeline(&cfg);
     guard::require_pages(&cfg, store, day, kinds)?;
     let forum = cfg.forum_key();
     let mut tids: BTreeSet<u64> = BTreeSet::new();

@@ -10,7 +10,6 @@ use super::*;
 use crate::config::Config;
 use crate::model::{Post, Timestamp};
 use crate::report::{findpost_url, max_width, pad_right};
-use crate::roster::Roster;
 use crate::rules::RuleSet;
 use crate::time::{Clock, SystemClock};
 
@@ -199,7 +198,8 @@ fn collect(
 ) -> Result<Vec<Change>, CliError> {
     let forum = cfg.forum_key();
     let base = &cfg.forum.base_url;
-    let roster = Roster::from_config(cfg);
+    // The config's facts, the ledger's red cards and the engine's timeline.
+    let roster = crate::night::roster_with_timeline(cfg);
     let mut out = Vec::new();
     let mut loaded: HashMap<u64, Vec<Post>> = HashMap::new();
     let mut posts_of = |tid: u64| -> Result<Vec<Post>, CliError> {

@@ -412,7 +412,47 @@ fn check_rules(files: &[PathBuf]) -> CliResult {
         out.push_str(&format!("{}: ok ({})\n", s.path.display(), s.meta.name));
         if let Some(e) = &s.engine {
             out.push_str(&bansha_engine::rules::support_report(e));
+            out.push_str(&parameter_skills(&s, e));
         }
     }
     emit(&out)
+}
+
+/// Skills of the rule post that are not skills of the `[engine]` section but parameters of
+/// another declaration (恋爱/私奔 on 丘比特之箭's link, 寡妇刀 an `on_camp_lost` rule, 带队 a
+/// `[vote]` weight): every clause of the file that opens with a skill header
+/// (`名称<强制> —— …`), with where it is implemented; and the day-1 election of the tally.
+fn parameter_skills(s: &crate::rules::RuleSet, e: &bansha_engine::EngineRules) -> String {
+    let Ok(text) = std::fs::read_to_string(&s.path) else {
+        return String::new();
+    };
+    let Ok(doc) = toml::from_str::<toml::Value>(&text) else {
+        return String::new();
+    };
+    let head = regex::Regex::new(r"^([\p{Han}]{2,6})\s*(?:<[^>]*>)?\s*——").expect("regex");
+    let mut seen: Vec<String> = Vec::new();
+    let mut lines = Vec::new();
+    for (path, clause) in crate::rules::clauses::cited_clauses(&doc) {
+        let Some(name) = head.captures(&clause).map(|c| c[1].to_string()) else {
+            continue;
+        };
+        if e.skills.contains_key(&name) || seen.contains(&name) {
+            continue;
+        }
+        seen.push(name.clone());
+        lines.push(format!("{name}〔{path}〕"));
+    }
+    let mut out = String::new();
+    if !lines.is_empty() {
+        out.push_str(&format!("  由参数实现：{}\n", lines.join("、")));
+    }
+    if !s.vote.election_days.is_empty() {
+        let days: Vec<String> = s.vote.election_days.iter().map(|d| d.to_string()).collect();
+        out.push_str(&format!(
+            "  警长竞选〔vote.election_days = 第{}天，计票实现〕：{}\n",
+            days.join("、"),
+            s.vote.clause("election")
+        ));
+    }
+    out
 }

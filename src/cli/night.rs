@@ -27,12 +27,22 @@ fn open_store(cfg: &Config) -> Result<Store, CliError> {
     Store::open(&cfg.db_path()).map_err(CliError::runtime)
 }
 
+/// The card ledger's red cards, facts of the timeline like the director's events.
+fn red_cards(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+) -> Result<Vec<night::RedCard>, CliError> {
+    night::red_cards(cfg, rules, store).map_err(CliError::Input)
+}
+
 pub fn run_night(a: &NightArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
-    let (_, rules) = engine_rules(&cfg)?;
+    let (ruleset, rules) = engine_rules(&cfg)?;
     let file: ActionsFile = crate::tomlfile::load_toml(&a.actions).map_err(CliError::input)?;
     let mut store = open_store(&cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
+    let reds = red_cards(&cfg, &ruleset, &store)?;
     // Nights are resolved in order: every earlier night must be in the timeline.
     let first = if rules.start.is_empty() { 1 } else { 0 };
     for k in first..a.night {
@@ -47,6 +57,7 @@ pub fn run_night(a: &NightArgs) -> CliResult {
         &cfg,
         &rules,
         &phases,
+        &reds,
         Until::Before(night::night_key(&rules, a.night)),
     )
     .map_err(CliError::input)?;
@@ -129,9 +140,10 @@ pub(crate) struct PhaseReport {
 /// Every resolved phase of the stored timeline, replayed through the engine, in timeline
 /// order (the web page's night view).
 pub(crate) fn phase_reports(cfg: &Config, store: &Store) -> Result<Vec<PhaseReport>, CliError> {
-    let (_, rules) = engine_rules(cfg)?;
+    let (ruleset, rules) = engine_rules(cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
-    let tl = night::replay(cfg, &rules, &phases, Until::All).map_err(CliError::input)?;
+    let reds = red_cards(cfg, &ruleset, store)?;
+    let tl = night::replay(cfg, &rules, &phases, &reds, Until::All).map_err(CliError::input)?;
     let mut out = Vec::new();
     for e in &tl.entries {
         let Some(o) = &e.outcome else { continue };
@@ -163,21 +175,35 @@ pub(crate) fn state_report(
     at: Option<&str>,
     format: Format,
 ) -> Result<String, CliError> {
-    let (_, rules) = engine_rules(cfg)?;
+    let (ruleset, rules) = engine_rules(cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
+    let reds = red_cards(cfg, &ruleset, store)?;
     let (until, as_of) = match at {
         Some(t) => (Until::At(super::tally::parse_at(cfg, t)?), t.to_string()),
         None => (Until::All, "当前".to_string()),
     };
-    let tl = night::replay(cfg, &rules, &phases, until).map_err(CliError::input)?;
+    let tl = night::replay(cfg, &rules, &phases, &reds, until).map_err(CliError::input)?;
+    let cards = match &ruleset.moderation {
+        Some(m) => {
+            let t = match until {
+                Until::At(t) => t,
+                _ => crate::model::Timestamp::MAX,
+            };
+            let (l, recs) =
+                crate::flagging::ledger_at(cfg, &ruleset, store, t).map_err(CliError::Input)?;
+            Some(render::CardsView::new(cfg, m, &rules, &l, &recs))
+        }
+        None => None,
+    };
+    let cards = cards.as_ref();
     Ok(match format {
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of))
+            serde_json::to_string_pretty(&render::state_json(&tl.state, &tl, as_of, cards))
                 .expect("serialisable")
         ),
-        Format::Text => render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, &[]),
-        Format::Bbcode => render::state_bbcode(&cfg.game.name, &tl.state),
+        Format::Text => render::state_text(&cfg.game.name, &tl.state, &tl, &as_of, cards),
+        Format::Bbcode => render::state_bbcode(&cfg.game.name, &tl.state, cards),
     })
 }
 
@@ -291,7 +317,7 @@ pub fn confirm_day(
     answers: Option<&std::path::Path>,
     format: Format,
 ) -> CliResult {
-    let (_, rules) = engine_rules(cfg)?;
+    let (ruleset, rules) = engine_rules(cfg)?;
     let file: ActionsFile = match answers {
         Some(p) => crate::tomlfile::load_toml(p).map_err(CliError::input)?,
         None => ActionsFile::default(),
@@ -299,8 +325,15 @@ pub fn confirm_day(
     let day = tally.day;
     let mut store = open_store(cfg)?;
     let phases = store.phases().map_err(CliError::runtime)?;
-    let tl = night::replay(cfg, &rules, &phases, Until::Before(night::day_key(day)))
-        .map_err(CliError::input)?;
+    let reds = red_cards(cfg, &ruleset, &store)?;
+    let tl = night::replay(
+        cfg,
+        &rules,
+        &phases,
+        &reds,
+        Until::Before(night::day_key(day)),
+    )
+    .map_err(CliError::input)?;
     if let Some(p) = tl.problems.first() {
         return Err(CliError::Input(format!(
             "the timeline before {} does not resolve: {p}",

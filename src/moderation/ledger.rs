@@ -36,6 +36,15 @@ pub struct Merge {
     pub to: Card,
 }
 
+/// One red card a player holds: given as red, or merged from yellows by the card `card`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Red {
+    pub at: Timestamp,
+    /// The card that gave it (the red itself, or the yellow that completed the merge).
+    pub card: i64,
+    pub merged: bool,
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct PlayerLedger {
     pub name: String,
@@ -52,6 +61,9 @@ pub struct PlayerLedger {
     /// The cards given, in time order (ids).
     pub cards: Vec<i64>,
     pub merges: Vec<Merge>,
+    /// Every red, in time order (the first one puts the player out; later ones still count
+    /// towards a camp's loss: 「已出局角色仍可被判罚」).
+    pub reds: Vec<Red>,
     pub camp: Option<String>,
 }
 
@@ -82,6 +94,7 @@ pub fn compute(
             out_at: None,
             cards: Vec::new(),
             merges: Vec::new(),
+            reds: Vec::new(),
             camp: camp_of(p),
         })
         .collect();
@@ -98,6 +111,7 @@ pub fn compute(
                     out_at: None,
                     cards: Vec::new(),
                     merges: Vec::new(),
+                    reds: Vec::new(),
                     camp: camp_of(&c.player),
                 });
                 out.len() - 1
@@ -109,7 +123,14 @@ pub fn compute(
             Card::Green => {}
             Card::Blue => p.blue += 1,
             Card::Yellow => p.yellow += 1,
-            Card::Red => p.red += 1,
+            Card::Red => {
+                p.red += 1;
+                p.reds.push(Red {
+                    at: c.at,
+                    card: c.id,
+                    merged: false,
+                });
+            }
         }
         if rules.blue_to_yellow > 0 && p.blue >= rules.blue_to_yellow {
             p.blue -= rules.blue_to_yellow;
@@ -123,6 +144,11 @@ pub fn compute(
         if rules.yellow_to_red > 0 && p.yellow >= rules.yellow_to_red {
             p.yellow -= rules.yellow_to_red;
             p.red += 1;
+            p.reds.push(Red {
+                at: c.at,
+                card: c.id,
+                merged: true,
+            });
             p.merges.push(Merge {
                 at: c.at,
                 from: Card::Yellow,
@@ -190,6 +216,14 @@ mod tests {
         assert_eq!((a.blue, a.yellow, a.red, a.out), (0, 0, 1, true));
         assert_eq!(a.out_at, Some(30));
         assert_eq!(a.merges.len(), 2);
+        assert_eq!(
+            a.reds,
+            vec![Red {
+                at: 30,
+                card: 4,
+                merged: true
+            }]
+        );
         // Withdrawing one blue undoes both merges.
         cs[1].withdrawn = true;
         let l = compute(&["a".into()], &cs, &rules(), |_| None);

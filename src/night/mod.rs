@@ -44,15 +44,87 @@ pub enum Until {
     All,
 }
 
-/// A timeline position: `(ord, sub)`, ord = 2·day for a day, 2·night + 1 for a night;
-/// the director's events of a day come after its outcome (sub 1).
+/// A timeline position: `(ord, sub)`, ord = 2·day for a day, 2·night ± 1 for a night
+/// (`StoredPhase::ord`). Within one ord: red cards given during the day before its vote
+/// (sub 0), the stored phase (sub 1), the director's events of the day (sub 2), red cards
+/// given at or after the day's 关门 (sub 3: 「白天结束时红牌罚下的出局结算在投票结算之后执行」).
 pub type Key = (i64, u8);
 
+const SUB_BEFORE_VOTE: u8 = 0;
+const SUB_PHASE: u8 = 1;
+const SUB_EVENT: u8 = 2;
+const SUB_AFTER_VOTE: u8 = 3;
+
 pub fn night_key(rules: &EngineRules, n: u32) -> Key {
-    (StoredPhase::ord("night", n, rules.night_before_day), 0)
+    (
+        StoredPhase::ord("night", n, rules.night_before_day),
+        SUB_PHASE,
+    )
 }
 pub fn day_key(n: u32) -> Key {
-    (StoredPhase::ord("day", n, false), 0)
+    (StoredPhase::ord("day", n, false), SUB_PHASE)
+}
+
+/// A red card of the card ledger (given as red, or merged from three yellows), as a fact of
+/// the game: the player goes out by the rule set's red-card cause at the card's time (or, where
+/// the rule set says so, enters a status instead), so lovers, hunters and the badge follow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RedCard {
+    pub player: String,
+    pub at: Timestamp,
+    /// The ledger card that gave it.
+    pub card: i64,
+    pub merged: bool,
+}
+
+/// Every red card of the game's ledger, in time order. Empty where the rule set keeps no
+/// cards (no `[moderation]`) or the store holds none.
+pub fn red_cards(
+    cfg: &Config,
+    rules: &crate::rules::RuleSet,
+    store: &crate::store::Store,
+) -> Result<Vec<RedCard>, String> {
+    if rules.moderation.is_none() {
+        return Ok(Vec::new());
+    }
+    let (l, _) = crate::flagging::ledger(cfg, rules, store)?;
+    let mut v: Vec<RedCard> = l
+        .players
+        .iter()
+        .flat_map(|p| {
+            p.reds.iter().map(|r| RedCard {
+                player: p.name.clone(),
+                at: r.at,
+                card: r.card,
+                merged: r.merged,
+            })
+        })
+        .collect();
+    v.sort_by_key(|r| (r.at, r.card));
+    Ok(v)
+}
+
+/// Where a red card sits in the timeline: during day d (from its opening, or from the
+/// previous day's 关门 where it has no opening time) and before its 关门 → before the
+/// day's vote; from a day's 关门 until the next day opens → after that day's vote (and
+/// before the night that follows it, where night n follows day n).
+fn red_key(cfg: &Config, at: Timestamp) -> Key {
+    let mut days: Vec<&crate::config::Day> = cfg.days.iter().collect();
+    days.sort_by_key(|d| d.number);
+    let closes = |d: &crate::config::Day| d.closes.map(|c| cfg.ts(c));
+    let opens = |d: &crate::config::Day| d.opens.map(|c| cfg.ts(c));
+    let ord = |n: u32| StoredPhase::ord("day", n, false);
+    for (i, d) in days.iter().enumerate() {
+        let Some(c) = closes(d) else { continue };
+        if at < c {
+            return (ord(d.number), SUB_BEFORE_VOTE);
+        }
+        let next_opens = days.get(i + 1).and_then(|n| opens(n).or(closes(n)));
+        if next_opens.is_none_or(|o| at < o) {
+            return (ord(d.number), SUB_AFTER_VOTE);
+        }
+    }
+    (days.last().map_or(0, |d| ord(d.number)), SUB_AFTER_VOTE)
 }
 
 /// One entry of the replayed timeline.
@@ -65,6 +137,9 @@ pub struct Entry {
     pub stale: bool,
     #[serde(skip)]
     pub outcome: Option<Outcome>,
+    /// For a director's event or a red card: when it happened.
+    #[serde(skip)]
+    pub at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone)]
@@ -78,6 +153,7 @@ pub struct Timeline {
 enum Item<'a> {
     Phase(&'a StoredPhase),
     Event(&'a Event),
+    Red(&'a RedCard),
 }
 
 /// The day an event belongs to: the first day whose 关门 is at or after it (an `out` stamped
@@ -90,7 +166,7 @@ fn event_key(cfg: &Config, at: Timestamp) -> Key {
         .find(|d| d.closes.is_some_and(|c| cfg.ts(c) >= at))
         .or(days.last())
         .map_or(0, |d| d.number);
-    (StoredPhase::ord("day", d, false), 1)
+    (StoredPhase::ord("day", d, false), SUB_EVENT)
 }
 
 fn event_at(e: &Event) -> Option<crate::config::LocalTime> {
@@ -123,24 +199,33 @@ fn phase_by(cfg: &Config, rules: &EngineRules, p: &StoredPhase, t: Timestamp) ->
 
 /// Replay the game: the initial state, then stored phases and the director's events in
 /// timeline order, each resolved again from its stored input (pure and fast).
+/// The ledger's red cards (`reds`, from [`red_cards`]) are facts of the timeline too.
 pub fn replay(
     cfg: &Config,
     rules: &EngineRules,
     phases: &[StoredPhase],
+    reds: &[RedCard],
     until: Until,
 ) -> Result<Timeline, String> {
     let mut st = initial_state(cfg, rules)?;
     let mut items: Vec<(Key, usize, Item)> = Vec::new();
     for (i, p) in phases.iter().enumerate() {
         let ord = StoredPhase::ord(&p.kind, p.number, rules.night_before_day);
-        items.push(((ord, 0), i, Item::Phase(p)));
+        items.push(((ord, SUB_PHASE), i, Item::Phase(p)));
     }
     for (i, e) in cfg.events.iter().enumerate() {
         if let Some(at) = event_at(e) {
             items.push((event_key(cfg, cfg.ts(at)), i, Item::Event(e)));
         }
     }
-    items.sort_by_key(|(k, i, it)| (*k, matches!(it, Item::Event(_)), *i));
+    for (i, r) in reds.iter().enumerate() {
+        items.push((red_key(cfg, r.at), i, Item::Red(r)));
+    }
+    // Within one position: config order for events, time order for red cards.
+    items.sort_by_key(|(k, i, it)| match it {
+        Item::Red(r) => (*k, r.at, *i),
+        _ => (*k, 0, *i),
+    });
     let mut entries = Vec::new();
     let mut problems = Vec::new();
     for (key, _, item) in items {
@@ -149,6 +234,7 @@ pub fn replay(
             (Until::Before(b), _) => key < b,
             (Until::At(t), Item::Phase(p)) => phase_by(cfg, rules, p, t),
             (Until::At(t), Item::Event(e)) => event_at(e).is_some_and(|a| cfg.ts(a) <= t),
+            (Until::At(t), Item::Red(r)) => r.at <= t,
         };
         if !keep {
             continue;
@@ -171,6 +257,7 @@ pub fn replay(
                             number: p.number,
                             stale: p.stale,
                             outcome: Some(out),
+                            at: None,
                         });
                     }
                     Ok(Resolution::NeedInput { prompt, .. }) => {
@@ -192,14 +279,27 @@ pub fn replay(
             }
             Item::Event(e) => {
                 let label = "导演事件".to_string();
-                apply_event(cfg, rules, &mut st, e, key)
+                let outcome = apply_event(cfg, rules, &mut st, e, key)
                     .map_err(|m| format!("{}: [[event]] {m}", cfg.path.display()))?;
                 entries.push(Entry {
                     label,
                     kind: "event".into(),
                     number: (key.0 / 2) as u32,
                     stale: false,
-                    outcome: None,
+                    outcome,
+                    at: event_at(e).map(|a| cfg.ts(a)),
+                });
+            }
+            Item::Red(r) => {
+                let outcome = apply_red_card(cfg, rules, &mut st, r, key)
+                    .map_err(|m| format!("red card {} ({}): {m}", r.card, r.player))?;
+                entries.push(Entry {
+                    label: format!("红牌罚下（{}）", r.player),
+                    kind: "red-card".into(),
+                    number: (key.0 / 2) as u32,
+                    stale: false,
+                    outcome,
+                    at: Some(r.at),
                 });
             }
         }
@@ -222,46 +322,95 @@ pub fn phase_label(kind: &str, n: u32) -> String {
 /// A director's `[[event]]` applied to the state. `out` goes through the engine's death
 /// path (殉情, 村长's skill loss and the like follow; a shot or badge nobody recorded is
 /// noted as not used), `lose` through the camp-lost rules; the others set what they say.
+/// Facts applied as a day input (outs, camps lost), on-prompt = pass: the outcome, or None
+/// once the game is over.
+fn run_day_facts(
+    rules: &EngineRules,
+    st: &mut GameState,
+    day: u32,
+    outs: Vec<(String, String)>,
+    lose: Vec<String>,
+    seed: u64,
+) -> Result<Option<Outcome>, String> {
+    let mut input = PhaseInput::day(day, outs, None, Vec::new(), seed);
+    input.lose = lose;
+    // the director recorded these outs as facts: no immunity re-decides them
+    input.recorded_outs = true;
+    run_input(rules, st, input)
+}
+
+fn run_input(
+    rules: &EngineRules,
+    st: &mut GameState,
+    mut input: PhaseInput,
+) -> Result<Option<Outcome>, String> {
+    input.on_prompt = OnPrompt::Pass;
+    match bansha_engine::resolve(rules, st, &input) {
+        Ok(Resolution::Done(o)) => {
+            *st = o.state.clone();
+            Ok(Some(o))
+        }
+        Ok(Resolution::NeedInput { prompt, .. }) => Err(prompt.question),
+        Err(Rejected::GameOver(_)) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A red card through the engine: a day out with the rule set's red-card cause (`red-card`
+/// → 红牌), also for a player already out (it is recorded on them and counts towards a
+/// camp's loss). The seed of any draw it makes (a red-carded 警长's badge) is derived from
+/// the game and the card, so every replay draws the same.
+fn apply_red_card(
+    cfg: &Config,
+    rules: &EngineRules,
+    st: &mut GameState,
+    r: &RedCard,
+    key: Key,
+) -> Result<Option<Outcome>, String> {
+    let Some(p) = st.player(&r.player) else {
+        return Ok(None);
+    };
+    let fact = vec![(r.player.clone(), rules.cause("red-card").to_string())];
+    let (outs, records) = if p.alive() {
+        (fact, Vec::new())
+    } else {
+        (Vec::new(), fact)
+    };
+    let mut input = PhaseInput::day(
+        (key.0 / 2) as u32,
+        outs,
+        None,
+        Vec::new(),
+        red_card_seed(cfg, r.card),
+    );
+    input.records = records;
+    run_input(rules, st, input)
+}
+
+/// The seed recorded for a red card's draws.
+pub fn red_card_seed(cfg: &Config, card: i64) -> u64 {
+    seed_from(&format!("{}:red-card:{card}", cfg.game.name))
+}
+
 fn apply_event(
     cfg: &Config,
     rules: &EngineRules,
     st: &mut GameState,
     e: &Event,
     key: Key,
-) -> Result<(), String> {
+) -> Result<Option<Outcome>, String> {
     let day = (key.0 / 2) as u32;
-    let run = |outs: Vec<(String, String)>,
-               lose: Vec<String>,
-               st: &mut GameState|
-     -> Result<(), String> {
-        let mut input = PhaseInput::day(
-            day,
-            outs,
-            None,
-            Vec::new(),
-            seed_from(&format!("{}:event:{day}", cfg.game.name)),
-        );
-        input.lose = lose;
-        input.on_prompt = OnPrompt::Pass;
-        // the director recorded these outs as facts: no immunity re-decides them
-        input.recorded_outs = true;
-        match bansha_engine::resolve(rules, st, &input) {
-            Ok(Resolution::Done(o)) => {
-                *st = o.state;
-                Ok(())
-            }
-            Ok(Resolution::NeedInput { prompt, .. }) => Err(prompt.question),
-            Err(Rejected::GameOver(_)) => Ok(()),
-            Err(e) => Err(e.to_string()),
-        }
-    };
+    let seed = seed_from(&format!("{}:event:{day}", cfg.game.name));
     match e {
         Event::Out { player, cause, .. } if st.player(player).is_some_and(|p| p.alive()) => {
-            run(
+            return run_day_facts(
+                rules,
+                st,
+                day,
                 vec![(player.clone(), rules.cause(cause).to_string())],
                 Vec::new(),
-                st,
-            )?;
+                seed,
+            );
         }
         Event::Lose { camp, .. } => {
             if rules.camp_index(camp).is_none() {
@@ -269,7 +418,7 @@ fn apply_event(
                     "kind = \"lose\": the rule set has no camp `{camp}`"
                 ));
             }
-            run(Vec::new(), vec![camp.clone()], st)?;
+            return run_day_facts(rules, st, day, Vec::new(), vec![camp.clone()], seed);
         }
         Event::Revive { player, .. } => {
             if let Some(p) = st.player_mut(player) {
@@ -319,7 +468,7 @@ fn apply_event(
         }
         _ => {}
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The seed of a phase: the actions file's, else one derived from the game and the phase
@@ -333,10 +482,14 @@ pub fn actions_of(file: &bansha_engine::ActionsFile) -> Vec<Action> {
     file.actions.clone()
 }
 
-/// The config's roster plus what the engine's timeline recorded (outs of stored nights and
-/// confirmed days, badge changes), so a tally after a resolved night knows who is out and
-/// who wears the badge. A night's facts take effect at its day's 关门 (plus one second), a
-/// day's at its 关门. Without a store, an `[engine]` section, or roles, the config alone.
+/// The game's roster as the tally and the activity report read it: the config's facts, the
+/// card ledger's 红牌 (an `out` fact with cause `red-card` at the card's time, for a player
+/// still in the game then; the tally reads it by the rule set — after the vote at 关门, 挂机
+/// in 灵族杀), and what the engine's timeline recorded: outs of stored nights and confirmed
+/// days, outs that followed a director's event or a red card (殉情…), badge changes. A
+/// night's facts take effect at its day's 关门 (plus one second), a day's at its 关门, an
+/// event's or a red card's at its time. Without a store: the config alone; without an
+/// `[engine]` section or roles: the config and the red cards.
 pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
     use crate::roster::{Fact, Roster};
     let mut roster = Roster::from_config(cfg);
@@ -344,32 +497,55 @@ pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
     if !db.exists() {
         return roster;
     }
-    let Some(rules) = crate::rules::RuleSet::load(&cfg.rules_path())
-        .ok()
-        .and_then(|r| r.engine)
-    else {
+    let Ok(ruleset) = crate::rules::RuleSet::load(&cfg.rules_path()) else {
         return roster;
     };
-    let Ok(store) = crate::store::Store::open(&db) else {
+    let Ok(store) = crate::store::Store::open_existing(&db) else {
+        return roster;
+    };
+    let reds = red_cards(cfg, &ruleset, &store).unwrap_or_default();
+    for r in &reds {
+        if roster.alive_at(&r.player, r.at) {
+            roster.push(
+                r.at,
+                Fact::Out {
+                    player: r.player.clone(),
+                    cause: "red-card".into(),
+                },
+            );
+        }
+    }
+    let Some(rules) = ruleset.engine else {
         return roster;
     };
     let Ok(phases) = store.phases() else {
         return roster;
     };
-    if phases.is_empty() {
+    if phases.is_empty() && reds.is_empty() {
         return roster;
     }
-    let Ok(tl) = replay(cfg, &rules, &phases, Until::All) else {
+    let Ok(tl) = replay(cfg, &rules, &phases, &reds, Until::All) else {
         return roster;
     };
+    let red_cause = rules.cause("red-card");
     let mut sheriff: Option<String> = None;
     for e in &tl.entries {
         let Some(out) = &e.outcome else { continue };
-        let Some(closes) = cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c)) else {
-            continue;
+        let at = match e.at {
+            Some(t) => t,
+            None => {
+                let Some(closes) = cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c))
+                else {
+                    continue;
+                };
+                closes + i64::from(e.kind == "night")
+            }
         };
-        let at = closes + i64::from(e.kind == "night");
         for d in &out.deaths {
+            // An event's or a red card's own out is in the roster already (as written).
+            if e.at.is_some() && (!roster.alive_at(&d.player, at) || d.cause == red_cause) {
+                continue;
+            }
             roster.push(
                 at,
                 Fact::Out {

@@ -121,7 +121,12 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
     s.push_str("\n步骤记录：\n");
     for l in &out.log {
         s.push_str(&format!("  [{}] {}\n", l.step, l.text));
-        if !l.clause.is_empty() {
+        if bansha_engine::rules::is_reading(&l.clause) {
+            s.push_str(&format!(
+                "      读法（规则帖未明言，本规则文件采用）：{}\n",
+                l.clause
+            ));
+        } else if !l.clause.is_empty() {
             s.push_str(&format!("      依据：{}\n", l.clause));
         }
     }
@@ -345,6 +350,164 @@ pub struct StateJson<'a> {
     pub game_over: bool,
     pub timeline: Vec<TimelineJson>,
     pub problems: &'a [String],
+    /// The card ledger (players with a card; null where the rule set keeps no cards).
+    pub cards: Option<&'a CardsView>,
+}
+
+/// The card ledger as `bansha state` shows it: per player the 蓝/黄/红 counts still open,
+/// the escalations with their clauses, and the 红牌 that sent them off.
+#[derive(Debug, Clone, Serialize)]
+pub struct CardsView {
+    pub players: Vec<PlayerCards>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerCards {
+    pub name: String,
+    pub blue: u32,
+    pub yellow: u32,
+    pub red: u32,
+    /// 红牌罚下: the first red (given, or merged from yellows).
+    pub red_carded: bool,
+    pub red_carded_at: Option<String>,
+    /// What the red did in this rule set: 出局, or the status it puts the player in (挂机).
+    pub red_card_effect: Option<String>,
+    pub escalations: Vec<Escalated>,
+    pub cards: Vec<CardLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Escalated {
+    pub at: String,
+    pub from: String,
+    pub to: String,
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CardLine {
+    pub id: i64,
+    pub card: String,
+    pub at: String,
+    pub clause: String,
+}
+
+impl CardsView {
+    /// The view of a ledger (cards not withdrawn, as of the state's moment).
+    pub fn new(
+        cfg: &crate::config::Config,
+        m: &crate::rules::moderation::ModerationRules,
+        rules: &EngineRules,
+        l: &crate::moderation::ledger::Ledger,
+        cards: &[crate::moderation::ledger::CardRecord],
+    ) -> CardsView {
+        use crate::moderation::Card;
+        let effect = rules
+            .status_causes
+            .iter()
+            .find(|s| s.cause == rules.cause("red-card"))
+            .map_or("出局".to_string(), |s| s.status.clone());
+        let players = l
+            .players
+            .iter()
+            .filter(|p| !p.cards.is_empty())
+            .map(|p| PlayerCards {
+                name: p.name.clone(),
+                blue: p.blue,
+                yellow: p.yellow,
+                red: p.red,
+                red_carded: p.out,
+                red_carded_at: p.out_at.map(|t| cfg.fmt_time(t)),
+                red_card_effect: p.out.then(|| effect.clone()),
+                escalations: p
+                    .merges
+                    .iter()
+                    .map(|x| Escalated {
+                        at: cfg.fmt_time(x.at),
+                        from: x.from.chinese().to_string(),
+                        to: x.to.chinese().to_string(),
+                        clause: if x.to == Card::Yellow {
+                            m.blue_to_yellow_clause.clone()
+                        } else {
+                            m.yellow_to_red_clause.clone()
+                        },
+                    })
+                    .collect(),
+                cards: p
+                    .cards
+                    .iter()
+                    .filter_map(|id| cards.iter().find(|c| c.id == *id))
+                    .map(|c| CardLine {
+                        id: c.id,
+                        card: c.card.chinese().to_string(),
+                        at: cfg.fmt_time(c.at),
+                        clause: c.clause.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        CardsView { players }
+    }
+
+    /// The director's lines.
+    pub fn text(&self) -> String {
+        let mut s = String::from("\n牌（判罚记录）：\n");
+        if self.players.is_empty() {
+            s.push_str("  无\n");
+        }
+        for p in &self.players {
+            let red = match (&p.red_carded_at, &p.red_card_effect) {
+                (Some(at), Some(e)) => format!(" — 红牌罚下（{at}，{e}）"),
+                _ => String::new(),
+            };
+            s.push_str(&format!(
+                "  {}：蓝牌 {} / 黄牌 {} / 红牌 {}{red}\n",
+                p.name, p.blue, p.yellow, p.red
+            ));
+            for c in &p.cards {
+                s.push_str(&format!(
+                    "      {} {} {}：{}\n",
+                    c.id, c.at, c.card, c.clause
+                ));
+            }
+            for x in &p.escalations {
+                s.push_str(&format!(
+                    "      {} {}→{}：{}\n",
+                    x.at, x.from, x.to, x.clause
+                ));
+            }
+        }
+        s
+    }
+
+    /// What is public (the 判罚公示 is published): who holds which cards, who was sent off.
+    pub fn bbcode(&self) -> String {
+        if self.players.is_empty() {
+            return String::new();
+        }
+        let mut s = String::from("判罚：");
+        let v: Vec<String> = self
+            .players
+            .iter()
+            .map(|p| {
+                let mut parts = Vec::new();
+                for (n, c) in [(p.blue, "蓝牌"), (p.yellow, "黄牌"), (p.red, "红牌")] {
+                    if n > 0 {
+                        parts.push(format!("{c}{n}"));
+                    }
+                }
+                let off = if p.red_carded {
+                    "（红牌罚下）"
+                } else {
+                    ""
+                };
+                format!("{} {}{off}", esc(&p.name), parts.join("、"))
+            })
+            .collect();
+        s.push_str(&v.join("；"));
+        s.push('\n');
+        s
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -380,8 +543,14 @@ pub struct TimelineJson {
     pub stale: bool,
 }
 
-pub fn state_json<'a>(st: &'a GameState, tl: &'a super::Timeline, as_of: String) -> StateJson<'a> {
+pub fn state_json<'a>(
+    st: &'a GameState,
+    tl: &'a super::Timeline,
+    as_of: String,
+    cards: Option<&'a CardsView>,
+) -> StateJson<'a> {
     StateJson {
+        cards,
         as_of,
         players: st
             .players
@@ -439,7 +608,7 @@ pub fn state_text(
     st: &GameState,
     tl: &super::Timeline,
     as_of: &str,
-    cards: &[String],
+    cards: Option<&CardsView>,
 ) -> String {
     let mut s = format!("{game} — 局势（{as_of}）\n\n");
     s.push_str("座位  玩家  身份  阵营  状态  技能\n");
@@ -528,8 +697,8 @@ pub fn state_text(
     if let Some(w) = &st.winner {
         s.push_str(&format!("胜负：{}\n", winner_text(w)));
     }
-    for c in cards {
-        s.push_str(&format!("牌：{c}\n"));
+    if let Some(c) = cards {
+        s.push_str(&c.text());
     }
     s.push_str("\n时间线：\n");
     if !tl.entries.iter().any(|e| e.kind != "event") {
@@ -545,6 +714,18 @@ pub fn state_text(
                 ""
             }
         ));
+        // A red card's consequences (出局, 殉情, the badge drawn from its seed) are not in
+        // any phase's notes: say them here.
+        if e.kind == "red-card"
+            && let Some(o) = &e.outcome
+        {
+            for l in &o.log {
+                s.push_str(&format!("      {}\n", l.text));
+            }
+            if !o.draws.is_empty() {
+                s.push_str(&format!("      （随机种子 {}）\n", o.seed));
+            }
+        }
     }
     for p in &tl.problems {
         s.push_str(&format!("  ！{p}\n"));
@@ -553,7 +734,7 @@ pub fn state_text(
 }
 
 /// What is public: seats, who is in the game, who is out (in order), the 警长.
-pub fn state_bbcode(game: &str, st: &GameState) -> String {
+pub fn state_bbcode(game: &str, st: &GameState, cards: Option<&CardsView>) -> String {
     let mut s = format!("[b]{}[/b]\n", esc(game));
     let alive: Vec<String> = st
         .alive()
@@ -584,6 +765,9 @@ pub fn state_bbcode(game: &str, st: &GameState) -> String {
             .map(|x| esc(x))
             .unwrap_or_else(|| "无".into())
     ));
+    if let Some(c) = cards {
+        s.push_str(&c.bbcode());
+    }
     s
 }
 

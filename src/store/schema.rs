@@ -185,6 +185,22 @@ CREATE TABLE flag_whitelist (
     PRIMARY KEY (forum, phrase)
 ) WITHOUT ROWID;
 "#,
+    // 5: the night engine's timeline — one row per resolved phase (src/store/timeline.rs).
+    // Builds before this step created the same table on first use, outside the migrations,
+    // so a database at version 4 may already have it (with rows): `IF NOT EXISTS` keeps it
+    // as it is (its shape is exactly this one).
+    r#"
+CREATE TABLE IF NOT EXISTS engine_phases (
+    kind     TEXT    NOT NULL,   -- 'night' | 'day'
+    number   INTEGER NOT NULL,
+    ord      INTEGER NOT NULL,   -- timeline order (StoredPhase::ord)
+    input    TEXT    NOT NULL,   -- JSON: bansha_engine::PhaseInput
+    result   TEXT    NOT NULL,   -- JSON: the outcome as `bansha night --format json` shows it
+    stale    INTEGER NOT NULL DEFAULT 0,
+    revision INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (kind, number)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -862,3 +862,116 @@ fn a_negative_schema_version_is_refused_naming_the_file() {
     assert!(err.contains("neg.sqlite") && err.contains("-1"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The `engine_phases` table exactly as builds before schema step 5 created it on first use
+/// (`CREATE TABLE IF NOT EXISTS` in timeline.rs), outside the migrations.
+const OLD_ENGINE_PHASES: &str = r#"
+CREATE TABLE IF NOT EXISTS engine_phases (
+    kind     TEXT    NOT NULL,   -- 'night' | 'day'
+    number   INTEGER NOT NULL,
+    ord      INTEGER NOT NULL,   -- timeline order: number * 2 + (night ? 1 : 0)
+    input    TEXT    NOT NULL,   -- JSON: bansha_engine::PhaseInput
+    result   TEXT    NOT NULL,   -- JSON: the outcome as `bansha night --format json` shows it
+    stale    INTEGER NOT NULL DEFAULT 0,
+    revision INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (kind, number)
+) WITHOUT ROWID;
+"#;
+
+/// A database at schema version 4, as the build before step 5 left it.
+fn version_4_database(path: &std::path::Path, with_engine_phases: bool) {
+    let _ = std::fs::remove_file(path);
+    let c = Connection::open(path).unwrap();
+    for step in &schema::MIGRATIONS[..4] {
+        c.execute_batch(step).unwrap();
+    }
+    c.pragma_update(None, "user_version", 4).unwrap();
+    if with_engine_phases {
+        c.execute_batch(OLD_ENGINE_PHASES).unwrap();
+        c.execute(
+            "INSERT INTO engine_phases (kind, number, ord, input, result, stale, revision)
+             VALUES ('night', 1, 3, '{\"n\":1}', 'r1', 0, 2), ('day', 2, 4, '{}', 'd2', 1, 1)",
+            [],
+        )
+        .unwrap();
+    }
+}
+
+/// Schema step 5 makes `engine_phases` a migration. A version-4 database that the old code
+/// already gave the table (with phases in it) migrates cleanly and keeps every row; one
+/// without it gains the table.
+#[test]
+fn a_version_4_database_with_the_old_engine_phases_table_migrates_to_5_keeping_its_rows() {
+    assert_eq!(schema::current_version(), 5);
+    let dir = std::env::temp_dir().join(format!("bansha-store-v4-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("v4.sqlite");
+    version_4_database(&path, true);
+    {
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(s.schema_version().unwrap(), 5);
+        let p = s.phases().unwrap();
+        let got: Vec<(&str, u32, &str, &str, bool, u32)> = p
+            .iter()
+            .map(|x| {
+                let k = (x.kind.as_str(), x.number, x.input.as_str());
+                (k.0, k.1, k.2, x.result.as_str(), x.stale, x.revision)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("night", 1, "{\"n\":1}", "r1", false, 2),
+                ("day", 2, "{}", "d2", true, 1)
+            ]
+        );
+        // The migrated table works as before.
+        s.put_phase("night", 1, false, "{}", "r1b").unwrap();
+        assert_eq!(s.phases().unwrap()[0].revision, 3);
+    }
+    // The read-only opener migrates an older file the same way.
+    version_4_database(&path, true);
+    let s = Store::open_existing(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), 5);
+    assert_eq!(s.phases().unwrap().len(), 2);
+    drop(s);
+    // Without the old table: step 5 creates it.
+    version_4_database(&path, false);
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.schema_version().unwrap(), 5);
+    assert!(s.phases().unwrap().is_empty());
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Many processes opening one version-4 database (old `engine_phases` included) at once:
+/// step 5 runs once, under the write lock, and every opener ends at version 5.
+#[test]
+fn concurrent_openers_of_a_version_4_database_all_end_at_5() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-v4race-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for round in 0..4 {
+        let path = dir.join(format!("v4race-{round}.sqlite"));
+        version_4_database(&path, round % 2 == 0);
+        let n = 6;
+        let barrier = std::sync::Barrier::new(n);
+        let results: Vec<Result<(i64, usize), String>> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..n)
+                .map(|_| {
+                    sc.spawn(|| {
+                        barrier.wait();
+                        Store::open(&path)
+                            .and_then(|s| Ok((s.schema_version()?, s.phases()?.len())))
+                            .map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let rows = if round % 2 == 0 { 2 } else { 0 };
+        for r in &results {
+            assert_eq!(r.as_ref(), Ok(&(5, rows)), "round {round}: {results:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

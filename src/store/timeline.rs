@@ -1,25 +1,12 @@
 //! The game's timeline as the engine keeps it: each resolved phase (a night, a confirmed
 //! day outcome) with its input and its result, one row per phase. Re-resolving a phase
 //! replaces its row and marks every later phase stale (its stored result may no longer
-//! follow from the new history). The table is created on first use (`IF NOT EXISTS`), so
-//! older databases gain it without a migration step.
+//! follow from the new history). The table `engine_phases` is schema step 5
+//! (`schema.rs`).
 
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError};
-
-const SCHEMA: &str = r#"
-CREATE TABLE IF NOT EXISTS engine_phases (
-    kind     TEXT    NOT NULL,   -- 'night' | 'day'
-    number   INTEGER NOT NULL,
-    ord      INTEGER NOT NULL,   -- timeline order: number * 2 + (night ? 1 : 0)
-    input    TEXT    NOT NULL,   -- JSON: bansha_engine::PhaseInput
-    result   TEXT    NOT NULL,   -- JSON: the outcome as `bansha night --format json` shows it
-    stale    INTEGER NOT NULL DEFAULT 0,
-    revision INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (kind, number)
-) WITHOUT ROWID;
-"#;
 
 /// One stored phase.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +35,6 @@ impl StoredPhase {
 }
 
 impl Store {
-    fn timeline_init(&self) -> Result<(), StoreError> {
-        self.conn.execute_batch(SCHEMA).map_err(|e| self.err(e))
-    }
-
     /// Store (or replace) a phase's input and result; every later phase becomes stale.
     /// Returns the phases marked stale by this call.
     pub fn put_phase(
@@ -62,7 +45,6 @@ impl Store {
         input: &str,
         result: &str,
     ) -> Result<Vec<(String, u32)>, StoreError> {
-        self.timeline_init()?;
         let ord = StoredPhase::ord(kind, number, night_before_day);
         let db = self.db.clone();
         let e = |source| StoreError::Sqlite {
@@ -109,7 +91,6 @@ impl Store {
 
     /// Every stored phase in timeline order (night N after day N).
     pub fn phases(&self) -> Result<Vec<StoredPhase>, StoreError> {
-        self.timeline_init()?;
         let mut st = self
             .conn
             .prepare("SELECT kind, number, input, result, stale, revision FROM engine_phases ORDER BY ord")

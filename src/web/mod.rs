@@ -228,10 +228,11 @@ impl App {
 
 /// Equal, in time that depends only on the lengths of the digests (always 32 bytes).
 fn ct_eq(a: &[u8], b: &[u8]) -> bool {
-    use sha2::{Digest, Sha256};
-    let (x, y) = (Sha256::digest(a), Sha256::digest(b));
-    x.iter()
-        .zip(y.iter())
+    use ring::digest::{SHA256, digest};
+    let (x, y) = (digest(&SHA256, a), digest(&SHA256, b));
+    x.as_ref()
+        .iter()
+        .zip(y.as_ref().iter())
         .fold(0u8, |acc, (p, q)| acc | (p ^ q))
         == 0
 }

@@ -503,7 +503,11 @@ pub(crate) fn immunity_of(cx: &Ctx, name: &str) -> Option<(String, String)> {
 }
 
 /// Protections on players nobody attacked this night: +1 on the counter; out at the limit.
-pub(crate) fn wasted_protects(cx: &mut Ctx, _step: &Step) -> Flow {
+///
+/// Where the step's clause is a reading (075: whose 空救 it is), the note of each count
+/// carries it too, so the director sees the reading taken whenever it applies.
+pub(crate) fn wasted_protects(cx: &mut Ctx, step: &Step) -> Flow {
+    let reading = Some(step.clause.clone()).filter(|c| crate::rules::is_reading(c));
     for m in cx.protects.clone() {
         let Some(def) = cx.rules.skill(&m.skill) else {
             continue;
@@ -536,6 +540,9 @@ pub(crate) fn wasted_protects(cx: &mut Ctx, _step: &Step) -> Flow {
                 ),
                 &clause,
             );
+            if let Some(r) = &reading {
+                cx.note(format!("{} 的{}按本规则文件的读法计", m.target, counter), r);
+            }
             if wasted_limit.is_some_and(|l| n >= l) {
                 let cause = wasted_cause.clone().unwrap_or_else(|| counter.clone());
                 cx.go_out(&m.target, &cause, Some(&m.actor), &clause)?;

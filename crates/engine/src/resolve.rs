@@ -181,6 +181,10 @@ pub struct PhaseInput {
     /// For a day: camps the director rules defeated (投降; 红牌 判负), applied first.
     #[serde(default)]
     pub lose: Vec<String>,
+    /// For a day: causes given to players already out (a 红牌 for an out player: 「已出局角色
+    /// 仍可被判罚」) — recorded on the player's out, counted by `cause-count` conditions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<(String, String)>,
     pub seed: u64,
     /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
     /// facts the director recorded by hand).
@@ -211,6 +215,7 @@ impl PhaseInput {
             outs: Vec::new(),
             sheriff: None,
             lose: Vec::new(),
+            records: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
             recorded_outs: false,
@@ -232,6 +237,7 @@ impl PhaseInput {
             outs,
             sheriff,
             lose: Vec::new(),
+            records: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
             recorded_outs: false,
@@ -547,11 +553,24 @@ impl<'a> Ctx<'a> {
             self.note(format!("{s} 当选警长"), "");
         }
         for (p, cause) in &self.input.outs {
+            if let Some(sc) = self.rules.status_causes.iter().find(|s| &s.cause == cause) {
+                self.status_instead_of_out(p, sc);
+                self.check_losses();
+                continue;
+            }
             let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
             if self.day_out_stopped(p, cause) {
                 continue;
             }
             self.go_out(p, cause, None, &clause)?;
+            self.check_losses();
+        }
+        for (p, cause) in &self.input.records {
+            let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
+            if let Some(o) = self.st.player_mut(p).and_then(|x| x.out.as_mut()) {
+                o.causes.push(cause.clone());
+                self.note(format!("{p} 已出局，记录{cause}"), &clause);
+            }
             self.check_losses();
         }
         Ok(())
@@ -1223,6 +1242,12 @@ impl<'a> Ctx<'a> {
                     format!("{name} 处于挂机状态，不能发动<{skill}>"),
                     &def.clause,
                 );
+                if self.rules.sheriff_skills.contains(&skill)
+                    && self.st.sheriff.as_deref() == Some(name)
+                {
+                    self.st.sheriff = None;
+                    self.note(format!("{name} 出局，警徽无人继承"), &def.clause);
+                }
                 continue;
             }
             for eff in &def.effects {
@@ -1251,6 +1276,37 @@ impl<'a> Ctx<'a> {
         };
         self.losers.push(name.to_string());
         self.note(format!("{name} {why}{camp}，个人判负"), &clause);
+    }
+
+    /// A day out whose cause means a status (灵族杀 红牌 → 挂机): the player stays in the game
+    /// with the status for good; nobody goes out and no on-out trigger fires.
+    fn status_instead_of_out(&mut self, name: &str, sc: &crate::rules::StatusCause) {
+        let Some(p) = self.st.player_mut(name) else {
+            return;
+        };
+        if p.out.is_some() {
+            if let Some(o) = &mut p.out {
+                o.causes.push(sc.cause.clone());
+            }
+            self.note(
+                format!("{name} 已出局，{}：不再进入【{}】", sc.cause, sc.status),
+                &sc.clause,
+            );
+            return;
+        }
+        if !p.has_status(&sc.status) {
+            p.statuses.push(crate::state::Status {
+                name: sc.status.clone(),
+                until_day: None,
+            });
+        }
+        self.note(
+            format!("{name} {}：进入【{}】状态（不出局）", sc.cause, sc.status),
+            &sc.clause,
+        );
+        self.announcements
+            .push(format!("{name} {}，进入{}状态", sc.cause, sc.status));
+        self.tell(name, format!("你{}，进入{}状态。", sc.cause, sc.status));
     }
 
     /// Holds one of the rule set's idle statuses (挂机): in the game, but cannot act.
@@ -1312,6 +1368,7 @@ impl<'a> Ctx<'a> {
             if let Some(c) = camp
                 .lose
                 .iter()
+                .chain(&self.rules.every_camp_lose)
                 .find(|c| holds(self.rules, &self.st, &camp.name, c))
             {
                 let clause = c.clause().to_string();
@@ -1474,6 +1531,16 @@ pub fn holds(rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> 
             .all(|p| !p.alive() || p.has_status(status)),
         Condition::UniqueSmallestBelow { camps, below, .. } => {
             st.unique_smallest(camp, camps) && st.camp_size(camp) < *below as usize
+        }
+        Condition::CauseCount { cause, count, .. } => {
+            let given: usize = st
+                .players
+                .iter()
+                .filter(|p| p.camp.as_deref() == Some(camp))
+                .filter_map(|p| p.out.as_ref())
+                .map(|o| o.causes.iter().filter(|c| *c == cause).count())
+                .sum();
+            given >= (*count).max(1) as usize
         }
         Condition::CampsLost {
             camps, at_least, ..

@@ -95,6 +95,13 @@ pub struct EngineRules {
     /// Causes `day_checks` never stop (红牌…), each a labelled reading in the rule file.
     #[serde(default)]
     pub day_checks_spare: Vec<String>,
+    /// Causes that put a player in a status instead of out (灵族杀: 「被红牌罚下的角色自动进入
+    /// 挂机状态」): a day out of that cause adds the status (with no end) and nobody goes out.
+    #[serde(default, rename = "status_cause")]
+    pub status_causes: Vec<StatusCause>,
+    /// Loss conditions every camp has, checked with the camp's own (075: two 红牌 in one camp).
+    #[serde(default)]
+    pub every_camp_lose: Vec<Condition>,
 }
 
 /// The clauses of an individual camp's loss (皇权争霸 独立阵营「该胜负条件为各自判定」).
@@ -105,6 +112,15 @@ pub struct IndividualLose {
     pub out: String,
     /// Still in the camp when the game ends (「2，直到游戏结束时仍然属于独立阵营」).
     pub at_end: String,
+}
+
+/// A cause that means a status rather than going out.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusCause {
+    pub cause: String,
+    pub status: String,
+    pub clause: String,
 }
 
 /// 遗言: the first `count` players out may leave last words, except by `not_causes`.
@@ -160,6 +176,14 @@ pub enum Condition {
         value: i64,
         #[serde(default)]
         holder_role: Option<String>,
+        clause: String,
+    },
+    /// Members of the camp (true camp now; in the game or out) were given `cause` at least
+    /// `count` times in all: every time counts, an out player's included (075: 「同一阵营的
+    /// 角色累计获得两张或以上红牌时，阵营判负」, 「已出局角色仍可被判罚」).
+    CauseCount {
+        cause: String,
+        count: u32,
         clause: String,
     },
     /// Every condition of `of` holds (their clauses are parts of this one).
@@ -244,7 +268,8 @@ impl Condition {
             | Condition::StatusShare { clause, .. }
             | Condition::OutOrStatus { clause, .. }
             | Condition::UniqueSmallestBelow { clause, .. }
-            | Condition::CampsLost { clause, .. } => clause,
+            | Condition::CampsLost { clause, .. }
+            | Condition::CauseCount { clause, .. } => clause,
         }
     }
 }
@@ -1017,6 +1042,24 @@ impl EngineRules {
                 }
             }
         }
+        for (i, c) in self.every_camp_lose.iter().enumerate() {
+            if let Condition::CauseCount { cause, .. } = c
+                && !self.causes.contains_key(cause)
+            {
+                errs.push((
+                    format!("engine.every_camp_lose[{i}].cause"),
+                    format!("unknown cause `{cause}` (not in [engine.causes])"),
+                ));
+            }
+        }
+        for (i, sc) in self.status_causes.iter().enumerate() {
+            if !self.causes.contains_key(&sc.cause) {
+                errs.push((
+                    format!("engine.status_cause[{i}].cause"),
+                    format!("unknown cause `{}` (not in [engine.causes])", sc.cause),
+                ));
+            }
+        }
         for (i, r) in self.on_camp_lost.iter().enumerate() {
             if !camp_ok(&r.camp) {
                 errs.push((
@@ -1202,4 +1245,12 @@ pub fn support_report(rules: &EngineRules) -> String {
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
     }
     s
+}
+
+/// A clause labelled as a reading (解读/采用/按字面/bansha), not a quotation.
+pub fn is_reading(clause: &str) -> bool {
+    let c = clause.trim_start();
+    ["解读", "采用", "按字面", "bansha"]
+        .iter()
+        .any(|l| c.starts_with(l))
 }

@@ -231,30 +231,7 @@ impl Scenario {
         let mut errs = Vec::new();
         for (pi, ph) in self.phases.iter().enumerate() {
             let tag = format!("phase[{pi}] {} {}", ph.kind, ph.number);
-            let seed = ph.seed.unwrap_or(ph.number as u64 + 1);
-            let input = match ph.kind.as_str() {
-                "night" => PhaseInput::night(ph.number, ph.actions.clone(), seed),
-                "day" => {
-                    let mut outs = Vec::new();
-                    for o in &ph.outs {
-                        let Some((p, c)) = o.split_once(':') else {
-                            return Err(vec![format!("{tag}: outs `{o}`: want name:cause")]);
-                        };
-                        outs.push((p.to_string(), c.to_string()));
-                    }
-                    let mut i = PhaseInput::day(
-                        ph.number,
-                        outs,
-                        ph.sheriff.clone(),
-                        ph.actions.clone(),
-                        seed,
-                    );
-                    i.lose = ph.lose.clone();
-                    i
-                }
-                k => return Err(vec![format!("{tag}: unknown kind `{k}`")]),
-            };
-            let mut input = input;
+            let mut input = ph.input().map_err(|e| vec![format!("{tag}: {e}")])?;
             if ph.pass_prompts {
                 input.on_prompt = crate::resolve::OnPrompt::Pass;
             }
@@ -295,6 +272,35 @@ impl Scenario {
             }
         }
         finish(errs)
+    }
+}
+
+impl ScPhase {
+    /// The phase as the engine takes it (the seed defaults to the number + 1).
+    pub fn input(&self) -> Result<PhaseInput, String> {
+        let seed = self.seed.unwrap_or(self.number as u64 + 1);
+        match self.kind.as_str() {
+            "night" => Ok(PhaseInput::night(self.number, self.actions.clone(), seed)),
+            "day" => {
+                let mut outs = Vec::new();
+                for o in &self.outs {
+                    let Some((p, c)) = o.split_once(':') else {
+                        return Err(format!("outs `{o}`: want name:cause"));
+                    };
+                    outs.push((p.to_string(), c.to_string()));
+                }
+                let mut i = PhaseInput::day(
+                    self.number,
+                    outs,
+                    self.sheriff.clone(),
+                    self.actions.clone(),
+                    seed,
+                );
+                i.lose = self.lose.clone();
+                Ok(i)
+            }
+            k => Err(format!("unknown kind `{k}`")),
+        }
     }
 }
 
