@@ -13,7 +13,8 @@ pub mod lexicon;
 pub mod normalize;
 pub mod patterns;
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use serde::{Deserialize, Serialize};
@@ -154,31 +155,17 @@ enum PatKind {
     Trigger(patterns::Group),
 }
 
-/// The compiled lists. Build one per game ([`Detector::new`] with its player names).
-pub struct Detector {
+/// The compiled lists of one game: the built-in word lists, the allow-list and rule
+/// triggers, and the game's own allow phrases, in one Aho–Corasick automaton.
+struct Compiled {
     ac: AhoCorasick,
     kinds: Vec<PatKind>,
     entries: Vec<lexicon::Entry>,
-    patterns: &'static patterns::Patterns,
 }
 
-impl std::fmt::Debug for Detector {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Detector")
-            .field("patterns", &self.kinds.len())
-            .finish()
-    }
-}
-
-fn jieba() -> &'static jieba_rs::Jieba {
-    static J: OnceLock<jieba_rs::Jieba> = OnceLock::new();
-    J.get_or_init(jieba_rs::Jieba::new)
-}
-
-impl Detector {
-    /// The built-in lists plus `allow` (the game's player names, the game's whitelist):
-    /// phrases that beat any listed word they contain.
-    pub fn new(allow: &[String]) -> Result<Detector, String> {
+impl Compiled {
+    /// `allow`: the game's phrases, already normalised.
+    fn build(allow: &[String]) -> Result<Compiled, String> {
         let mut pats: Vec<String> = Vec::new();
         let mut kinds = Vec::new();
         let mut entries = Vec::new();
@@ -199,11 +186,8 @@ impl Detector {
             }
         }
         for a in allow {
-            let p = normalize::normalize_str(a);
-            if !p.is_empty() {
-                pats.push(p);
-                kinds.push(PatKind::Allow);
-            }
+            pats.push(a.clone());
+            kinds.push(PatKind::Allow);
         }
         for (g, t) in patterns::triggers() {
             pats.push(normalize::normalize_str(t));
@@ -214,12 +198,105 @@ impl Detector {
             .kind(Some(AhoCorasickKind::DFA))
             .build(&pats)
             .map_err(|e| format!("word lists: {e}"))?;
+        Ok(Compiled { ac, kinds, entries })
+    }
+}
+
+/// The compiled lists for one game ([`Detector::new`] with its player names and
+/// whitelist). Cheap to ask for again: compilations are cached per allow-list, so a
+/// daemon that asks for its game's detector on every poll pass compiles it once, and
+/// again only when the allow-list (a moderator's whitelist) changes.
+#[derive(Clone)]
+pub struct Detector {
+    compiled: Arc<Compiled>,
+    patterns: &'static patterns::Patterns,
+}
+
+impl std::fmt::Debug for Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Detector")
+            .field("patterns", &self.compiled.kinds.len())
+            .finish()
+    }
+}
+
+fn jieba() -> &'static jieba_rs::Jieba {
+    static J: OnceLock<jieba_rs::Jieba> = OnceLock::new();
+    J.get_or_init(jieba_rs::Jieba::new)
+}
+
+/// One cached compilation and its allow-list's key (normalised, sorted, unique).
+struct CacheEntry {
+    key: Vec<String>,
+    compiled: Arc<Compiled>,
+}
+
+/// A handful of games per process at most; past this the oldest entry goes.
+const CACHE_CAP: usize = 16;
+
+fn cache() -> &'static Mutex<Vec<CacheEntry>> {
+    static C: OnceLock<Mutex<Vec<CacheEntry>>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// How many times each allow-list was compiled in this process.
+static BUILDS: LazyLock<Mutex<HashMap<Vec<String>, usize>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn allow_key(allow: &[String]) -> Vec<String> {
+    let mut k: Vec<String> = allow
+        .iter()
+        .map(|a| normalize::normalize_str(a))
+        .filter(|p| !p.is_empty())
+        .collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
+impl Detector {
+    /// The built-in lists plus `allow` (the game's player names, the game's whitelist):
+    /// phrases that beat any listed word they contain. Compiled once per distinct
+    /// allow-list (order, repeats and spellings that normalise alike do not matter) and
+    /// shared after that.
+    pub fn new(allow: &[String]) -> Result<Detector, String> {
+        let key = allow_key(allow);
+        let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
+        let compiled = match c.iter().find(|e| e.key == key) {
+            Some(e) => e.compiled.clone(),
+            None => {
+                let compiled = Arc::new(Compiled::build(&key)?);
+                *BUILDS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(key.clone())
+                    .or_default() += 1;
+                if c.len() >= CACHE_CAP {
+                    c.remove(0);
+                }
+                c.push(CacheEntry {
+                    key,
+                    compiled: compiled.clone(),
+                });
+                compiled
+            }
+        };
         Ok(Detector {
-            ac,
-            kinds,
-            entries,
+            compiled,
             patterns: patterns::compiled(),
         })
+    }
+
+    /// How many times the lists for this allow-list were compiled in this process (0:
+    /// never). Tests pin the reuse with it.
+    pub fn builds(allow: &[String]) -> usize {
+        let b = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+        b.get(&allow_key(allow)).copied().unwrap_or(0)
+    }
+
+    /// Do two detectors share one compilation?
+    pub fn same_lists(&self, other: &Detector) -> bool {
+        Arc::ptr_eq(&self.compiled, &other.compiled)
     }
 
     /// Every hit in `text` (a post's own words: the store has already cut out quotes).
@@ -229,8 +306,8 @@ impl Detector {
         let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
         let mut allowed: Vec<(usize, usize)> = Vec::new();
         let mut groups = patterns::GroupSet::default();
-        for m in self.ac.find_overlapping_iter(&n.text) {
-            match self.kinds[m.pattern().as_usize()] {
+        for m in self.compiled.ac.find_overlapping_iter(&n.text) {
+            match self.compiled.kinds[m.pattern().as_usize()] {
                 PatKind::Word { category, entry } => {
                     words.push((m.start(), m.end(), category, entry))
                 }
@@ -240,7 +317,7 @@ impl Detector {
         }
         let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
         for (s, e, category, entry) in words {
-            let ent = &self.entries[entry as usize];
+            let ent = &self.compiled.entries[entry as usize];
             if in_ranges(&quoted, s, e)
                 || allowed
                     .iter()
@@ -273,7 +350,7 @@ impl Detector {
             {
                 continue;
             }
-            let ent = &self.entries[entry as usize];
+            let ent = &self.compiled.entries[entry as usize];
             let (os, oe) = n.original_span(s, e);
             hits.push(Hit {
                 category,
@@ -553,6 +630,24 @@ mod tests {
         assert!(d.scan("不要麻痹大意").is_empty());
         assert!(d.scan("草地").is_empty());
         assert_eq!(d.scan("沙雕狼别跳了")[0].category, Category::Insult);
+    }
+
+    #[test]
+    fn a_game_s_lists_are_compiled_once_and_again_only_when_its_allow_list_changes() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a = names(&["缓存甲", "缓存乙"]);
+        let first = Detector::new(&a).unwrap();
+        for _ in 0..5 {
+            let again = Detector::new(&names(&["缓存乙", "缓存甲", "缓存乙"])).unwrap();
+            assert!(again.same_lists(&first));
+        }
+        assert_eq!(Detector::builds(&a), 1);
+        let wl = names(&["缓存甲", "缓存乙", "沙雕狼"]);
+        let other = Detector::new(&wl).unwrap();
+        assert!(!other.same_lists(&first));
+        assert_eq!(Detector::builds(&wl), 1);
+        assert!(other.scan("沙雕狼别跳了").is_empty(), "the whitelist applies");
+        assert!(!first.scan("沙雕狼别跳了").is_empty());
     }
 
     #[test]
