@@ -850,6 +850,7 @@ mod daemon {
     use bansha::config::Config;
     use bansha::daemon::Daemon;
     use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
+    use bansha::moderation::Detector;
     use bansha::store::Store;
     use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
     use bansha::time::{Clock, ManualClock, parse_local};
@@ -1005,6 +1006,35 @@ closes = "2026-03-05 21:00"
         forum.set_now(clock.now());
         let s = block_on(d.step()).unwrap();
         assert!(s.new_flags.is_empty(), "{s:?}");
+
+        // Three passes that stored posts, seven posts: the game's lists were compiled once
+        // (its players, its director, no whitelist yet), not per pass or per post.
+        let allow: Vec<String> = ["傻树", "白色防御者", "导演"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(Detector::builds(&allow), 1);
+        // A moderator whitelists 傻逼 for this game: the next pass compiles the new
+        // allow-list once and the phrase is no longer flagged.
+        let insult = flags.iter().find(|f| f.flag.category == "insult").unwrap();
+        Store::open(&cfg.db_path())
+            .unwrap()
+            .decide_flag(&fk, insult.id, "dismissed", None, "管理", clock.now(), Some("傻逼"))
+            .unwrap();
+        clock.advance(60);
+        forum.set_now(clock.now());
+        forum.add_post(DISC, "傻树", "傻逼，我说完了", clock.now());
+        let s = block_on(d.step()).unwrap();
+        assert!(s.new_flags.is_empty(), "whitelisted: {s:?}");
+        clock.advance(60);
+        forum.set_now(clock.now());
+        forum.add_post(DISC, "傻树", "再说一次傻逼", clock.now());
+        let s = block_on(d.step()).unwrap();
+        assert!(s.new_flags.is_empty(), "whitelisted: {s:?}");
+        let mut with_wl = allow.clone();
+        with_wl.push("傻逼".into());
+        assert_eq!(Detector::builds(&with_wl), 1);
+        assert_eq!(Detector::builds(&allow), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
