@@ -842,20 +842,32 @@ cause = "vote"
         store(
             &db,
             702,
-            vec![post(
-                2,
-                201,
-                "傻树",
-                "2026-03-04 12:00",
-                "卧槽，投票对象：草莓",
-            )],
+            vec![
+                post(2, 201, "傻树", "2026-03-04 12:00", "卧槽，投票对象：草莓"),
+                // No flag: its [size] may have been stripped all the same.
+                post(3, 202, "草莓", "2026-03-04 12:05", "投票对象：傻树"),
+            ],
             &format!("{BASE}api/mobile/index.php?version=4&module=viewthread&tid=702&page=1"),
         );
         let flags = flags_json(c, &[]);
         let f = find(&flags, "傻树", "profanity").unwrap();
         assert_eq!(f["styling_checked"], false);
+        assert!(flags.iter().all(|f| f["pid"] != 202), "{flags:?}");
         let (_, out, _) = bansha(&["flags", "--config", c, "--day", "2"]);
         assert!(out.contains("enlarged text could not be checked"), "{out}");
+        // The list names every API-read post of the day, flagged or not, and no PC post.
+        let note = out
+            .lines()
+            .find(|l| l.starts_with("styling not checked:"))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(note.contains("2 post(s) (1 of them flagged)"), "{note}");
+        assert!(note.contains("702 2# 傻树") && note.contains("702 3# 草莓"), "{note}");
+        assert!(!note.contains("701 "), "PC posts were checked: {note}");
+        let (_, bb, _) = bansha(&["flags", "--config", c, "--day", "2", "--format", "bbcode"]);
+        assert!(
+            bb.contains("注：2 帖经手机接口读取") && bb.contains("702 3楼 草莓"),
+            "{bb}"
+        );
     }
 }
 
