@@ -301,7 +301,20 @@ impl Detector {
 
     /// Every hit in `text` (a post's own words: the store has already cut out quotes).
     pub fn scan(&self, text: &str) -> Vec<Hit> {
-        let n = normalize(text);
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Normalized> = Default::default();
+        }
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut n) => {
+                normalize::normalize_into(text, &mut n);
+                self.scan_normalized(text, &n)
+            }
+            Err(_) => self.scan_normalized(text, &normalize(text)),
+        })
+    }
+
+    /// [`Detector::scan`] once `text` is normalised into `n`.
+    fn scan_normalized(&self, text: &str, n: &Normalized) -> Vec<Hit> {
         let quoted = quoted_ranges(&n.text);
         let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
         let mut allowed: Vec<(usize, usize)> = Vec::new();
@@ -314,6 +327,9 @@ impl Detector {
                 PatKind::Allow => allowed.push((m.start(), m.end())),
                 PatKind::Trigger(g) => groups.insert(g),
             }
+        }
+        if patterns::has_clock_time(&n.text) {
+            groups.insert(patterns::Group::Evidence);
         }
         let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
         for (s, e, category, entry) in words {
@@ -362,7 +378,7 @@ impl Detector {
             });
         }
         if !groups.is_empty() {
-            for h in self.patterns.scan(&groups, text, &n) {
+            for h in self.patterns.scan(&groups, text, n) {
                 let covered = allowed.iter().any(|&(a, b)| {
                     let (oa, ob) = n.original_span(a, b);
                     oa <= h.start && h.end <= ob

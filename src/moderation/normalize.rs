@@ -183,11 +183,19 @@ fn fold_char(c: char, out: &mut impl FnMut(char)) {
 
 /// Normalise `s` (see the module docs).
 pub fn normalize(s: &str) -> Normalized {
-    let mut n = Normalized {
-        text: String::with_capacity(s.len()),
-        start: Vec::with_capacity(s.len()),
-        end: Vec::with_capacity(s.len()),
-    };
+    let mut n = Normalized::default();
+    normalize_into(s, &mut n);
+    n
+}
+
+/// [`normalize`] into `n`, reusing its buffers (a scanner normalises post after post).
+pub fn normalize_into(s: &str, n: &mut Normalized) {
+    n.text.clear();
+    n.start.clear();
+    n.end.clear();
+    n.text.reserve(s.len());
+    n.start.reserve(s.len());
+    n.end.reserve(s.len());
     let mut last: Option<char> = None;
     let mut run = 0u32;
     for (pos, c) in s.char_indices() {
@@ -223,7 +231,6 @@ pub fn normalize(s: &str) -> Normalized {
             run = 0;
         }
     }
-    n
 }
 
 /// The normalised form alone (patterns).
