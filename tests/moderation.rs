@@ -861,7 +861,10 @@ cause = "vote"
             .find(|l| l.starts_with("styling not checked:"))
             .unwrap_or_else(|| panic!("{out}"));
         assert!(note.contains("2 post(s) (1 of them flagged)"), "{note}");
-        assert!(note.contains("702 2# 傻树") && note.contains("702 3# 草莓"), "{note}");
+        assert!(
+            note.contains("702 2# 傻树") && note.contains("702 3# 草莓"),
+            "{note}"
+        );
         assert!(!note.contains("701 "), "PC posts were checked: {note}");
         let (_, bb, _) = bansha(&["flags", "--config", c, "--day", "2", "--format", "bbcode"]);
         assert!(
@@ -1047,7 +1050,15 @@ closes = "2026-03-05 21:00"
         let insult = flags.iter().find(|f| f.flag.category == "insult").unwrap();
         Store::open(&cfg.db_path())
             .unwrap()
-            .decide_flag(&fk, insult.id, "dismissed", None, "管理", clock.now(), Some("傻逼"))
+            .decide_flag(
+                &fk,
+                insult.id,
+                "dismissed",
+                None,
+                "管理",
+                clock.now(),
+                Some("傻逼"),
+            )
             .unwrap();
         clock.advance(60);
         forum.set_now(clock.now());

@@ -285,9 +285,10 @@ pub fn unchecked_posts(
 fn unchecked_list(u: &[UncheckedPost], floor_suffix: &str) -> String {
     u.iter()
         .map(|p| {
-            let floor = p
-                .floor
-                .map_or_else(|| format!("pid {}", p.pid), |n| format!("{n}{floor_suffix}"));
+            let floor = p.floor.map_or_else(
+                || format!("pid {}", p.pid),
+                |n| format!("{n}{floor_suffix}"),
+            );
             format!("{} {floor} {}", p.tid, p.author)
         })
         .collect::<Vec<_>>()

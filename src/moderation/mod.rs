@@ -683,7 +683,10 @@ mod tests {
         let other = Detector::new(&wl).unwrap();
         assert!(!other.same_lists(&first));
         assert_eq!(Detector::builds(&wl), 1);
-        assert!(other.scan("沙雕狼别跳了").is_empty(), "the whitelist applies");
+        assert!(
+            other.scan("沙雕狼别跳了").is_empty(),
+            "the whitelist applies"
+        );
         assert!(!first.scan("沙雕狼别跳了").is_empty());
     }
 

@@ -69,7 +69,20 @@ pub fn triggers() -> Vec<(Group, &'static str)> {
     ] {
         v.push((Oath, t));
     }
-    for t in ["杀", "马甲", "刀法", "get", "理由不能说", "知道我"] {
+    // Not 杀 alone: 查杀 is in every other post. The 马甲杀 shapes: 我X杀, 我??杀, 我某某杀.
+    for t in [
+        "x杀",
+        "?杀",
+        "某某杀",
+        "马甲",
+        "拆",
+        "认出",
+        "认到",
+        "刀法",
+        "get",
+        "理由不能说",
+        "知道我",
+    ] {
         v.push((Identity, t));
     }
     // The chat-log rules need a clock time (`21:05`), which no literal can stand for:
