@@ -196,7 +196,9 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
         .filter(|f| day_tids.as_ref().is_none_or(|v| v.contains(&f.flag.tid)))
         .filter(|f| a.status.as_ref().is_none_or(|s| &f.status == s))
         .collect();
-    let out = render_flags(&g.cfg, &flags, a.format);
+    let tids = day_tids.unwrap_or_else(|| flagging::game_tids(&g.cfg));
+    let unchecked = unchecked_posts(&g.cfg, &g.store, &tids).map_err(CliError::runtime)?;
+    let out = render_flags(&g.cfg, &flags, &unchecked, a.format);
     println!("{}", out.trim_end());
     Ok(())
 }
@@ -291,6 +293,60 @@ pub(crate) fn withdraw_card(
     ))
 }
 
+/// A player post whose enlarged text could not be checked: read only through the mobile
+/// API (or its saved JSON), which strips `[size]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UncheckedPost {
+    pub tid: u64,
+    pub pid: u64,
+    pub floor: Option<u32>,
+    pub author: String,
+}
+
+/// The players' posts in `tids` with a revision whose styling could not be checked,
+/// flagged or not, by tid then floor.
+pub fn unchecked_posts(
+    cfg: &Config,
+    store: &Store,
+    tids: &[u64],
+) -> Result<Vec<UncheckedPost>, crate::store::StoreError> {
+    let forum = cfg.forum_key();
+    let mut out = Vec::new();
+    for &tid in tids {
+        let unstyled = store.unstyled_revisions(&forum, tid)?;
+        if unstyled.is_empty() {
+            continue;
+        }
+        for p in store.posts(&forum, tid)? {
+            if cfg.player(&p.author).is_some()
+                && !cfg.is_director(&p.author)
+                && p.revisions.iter().any(|r| unstyled.contains(&r.hash))
+            {
+                out.push(UncheckedPost {
+                    tid,
+                    pid: p.pid,
+                    floor: p.floor,
+                    author: p.author,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn unchecked_list(u: &[UncheckedPost], floor_suffix: &str) -> String {
+    u.iter()
+        .map(|p| {
+            let floor = p.floor.map_or_else(
+                || format!("pid {}", p.pid),
+                |n| format!("{n}{floor_suffix}"),
+            );
+            format!("{} {floor} {}", p.tid, p.author)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The flag, if it exists and is still open; otherwise the refusal (exit 2).
 fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, CliError> {
     let f = store
@@ -335,10 +391,20 @@ fn flag_json(cfg: &Config, f: &FlagRow) -> Value {
     })
 }
 
-/// The flag list in one of the report formats (also written by the daemon at 关门).
-pub fn render_flags(cfg: &Config, flags: &[FlagRow], format: Format) -> String {
+/// The flag list in one of the report formats (also written by the daemon at 关门), with
+/// the posts whose styling could not be checked (`unchecked`, flagged or not) named in the
+/// text and BBCode lists; JSON marks each flag's `styling_checked`.
+pub fn render_flags(
+    cfg: &Config,
+    flags: &[FlagRow],
+    unchecked: &[UncheckedPost],
+    format: Format,
+) -> String {
     let mut s = String::new();
-    let unstyled = flags.iter().filter(|f| !f.flag.styling_checked).count();
+    let unstyled = unchecked
+        .iter()
+        .filter(|u| flags.iter().any(|f| f.flag.pid == u.pid))
+        .count();
     match format {
         Format::Json => {
             let v: Vec<Value> = flags.iter().map(|f| flag_json(cfg, f)).collect();
@@ -390,10 +456,12 @@ pub fn render_flags(cfg: &Config, flags: &[FlagRow], format: Format) -> String {
                     );
                 }
             }
-            if unstyled > 0 {
+            if !unchecked.is_empty() {
                 let _ = writeln!(
                     s,
-                    "{unstyled} flagged post(s) came through the mobile API: their enlarged text could not be checked."
+                    "styling not checked: {} post(s) ({unstyled} of them flagged) came through the mobile API, which strips [size]: their enlarged text could not be checked (tid floor author): {}",
+                    unchecked.len(),
+                    unchecked_list(unchecked, "#")
                 );
             }
         }
@@ -418,8 +486,13 @@ pub fn render_flags(cfg: &Config, flags: &[FlagRow], format: Format) -> String {
                 );
             }
             s.push_str("[/list]\n");
-            if unstyled > 0 {
-                let _ = writeln!(s, "注：{unstyled} 条来自手机接口，放大字体无法检查。");
+            if !unchecked.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "注：{} 帖经手机接口读取（接口去掉了 [size]），放大字体无法检查（帖子 楼层 作者）：{}",
+                    unchecked.len(),
+                    bbcode_escape(&unchecked_list(unchecked, "楼"))
+                );
             }
         }
     }

@@ -477,6 +477,30 @@ pub(crate) fn extract(root: NodeRef<'_>, opts: &BodyOpts) -> BodyOut {
     w.finish()
 }
 
+/// A message body's clean text, red text and enlarged text, as the store keeps them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StyledText {
+    pub text: String,
+    pub red: String,
+    pub large: String,
+}
+
+/// [`StyledText`] of one message body's HTML (`td.t_f`'s inner HTML on the PC page; with
+/// `from_api`, the mobile API's `message`, whose size is never judged).
+pub fn styled_text(html: &str, from_api: bool) -> StyledText {
+    let frag = scraper::Html::parse_fragment(html);
+    let opts = BodyOpts {
+        judge_size: !from_api,
+        tz: chrono_tz::Asia::Shanghai,
+    };
+    let b = extract(*frag.root_element(), &opts);
+    StyledText {
+        text: b.text,
+        red: b.red,
+        large: b.large,
+    }
+}
+
 static RE_STYLE_COLOR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(?:^|[;\s])color\s*:\s*([^;]+)").unwrap());
 static RE_STYLE_SIZE: LazyLock<Regex> =

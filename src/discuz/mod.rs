@@ -19,7 +19,7 @@ use crate::config::Charset;
 use crate::model::{ThreadPage, Timestamp};
 
 pub use api::{parse_api, parse_api_with_warnings, parse_forumdisplay};
-pub use body::{is_large_size, is_red_color, parse_color};
+pub use body::{StyledText, is_large_size, is_red_color, parse_color, styled_text};
 pub use dtime::{parse_absolute, parse_post_time, parse_relative};
 pub use html::{parse_html, parse_html_with_floor_names, parse_html_with_warnings};
 

@@ -13,9 +13,13 @@ pub mod lexicon;
 pub mod normalize;
 pub mod patterns;
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use daachorse::{
+    CharwiseDoubleArrayAhoCorasick, CharwiseDoubleArrayAhoCorasickBuilder,
+    MatchKind as DaachorseMatchKind,
+};
 use serde::{Deserialize, Serialize};
 
 pub use normalize::{Normalized, normalize};
@@ -154,18 +158,83 @@ enum PatKind {
     Trigger(patterns::Group),
 }
 
-/// The compiled lists. Build one per game ([`Detector::new`] with its player names).
-pub struct Detector {
-    ac: AhoCorasick,
-    kinds: Vec<PatKind>,
+/// The compiled lists of one game: the built-in word lists, the allow-list and rule
+/// triggers, and the game's own allow phrases, in one character-wise double-array
+/// Aho–Corasick automaton (daachorse: one transition per character, so a CJK text takes a
+/// third of the steps a byte automaton takes). A normalised pattern that several entries
+/// share (a word in two lists, a homophone spelling two entries produce) is one pattern
+/// whose value indexes all of their kinds.
+struct Compiled {
+    da: CharwiseDoubleArrayAhoCorasick<u32>,
+    kinds: Vec<Vec<PatKind>>,
     entries: Vec<lexicon::Entry>,
+}
+
+impl Compiled {
+    /// `allow`: the game's phrases, already normalised.
+    fn build(allow: &[String]) -> Result<Compiled, String> {
+        let mut index: HashMap<String, u32> = HashMap::new();
+        let mut kinds: Vec<Vec<PatKind>> = Vec::new();
+        let mut add = |p: String, k: PatKind| {
+            if p.is_empty() {
+                return;
+            }
+            let i = *index.entry(p).or_insert_with(|| {
+                kinds.push(Vec::new());
+                (kinds.len() - 1) as u32
+            });
+            let v = &mut kinds[i as usize];
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        };
+        let mut entries = Vec::new();
+        for f in lexicon::builtin_lists() {
+            for e in lexicon::parse(f.name, f.text)? {
+                let idx = entries.len() as u32;
+                for p in lexicon::patterns(&e) {
+                    add(
+                        p,
+                        match f.category {
+                            Some(category) => PatKind::Word {
+                                category,
+                                entry: idx,
+                            },
+                            None => PatKind::Allow,
+                        },
+                    );
+                }
+                entries.push(e);
+            }
+        }
+        for a in allow {
+            add(a.clone(), PatKind::Allow);
+        }
+        for (g, t) in patterns::triggers() {
+            add(normalize::normalize_str(t), PatKind::Trigger(g));
+        }
+        let da = CharwiseDoubleArrayAhoCorasickBuilder::new()
+            .match_kind(DaachorseMatchKind::Standard)
+            .build_with_values(index)
+            .map_err(|e| format!("word lists: {e}"))?;
+        Ok(Compiled { da, kinds, entries })
+    }
+}
+
+/// The compiled lists for one game ([`Detector::new`] with its player names and
+/// whitelist). Cheap to ask for again: compilations are cached per allow-list, so a
+/// daemon that asks for its game's detector on every poll pass compiles it once, and
+/// again only when the allow-list (a moderator's whitelist) changes.
+#[derive(Clone)]
+pub struct Detector {
+    compiled: Arc<Compiled>,
     patterns: &'static patterns::Patterns,
 }
 
 impl std::fmt::Debug for Detector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Detector")
-            .field("patterns", &self.kinds.len())
+            .field("patterns", &self.compiled.kinds.len())
             .finish()
     }
 }
@@ -183,72 +252,117 @@ fn jieba() -> &'static jieba_rs::Jieba {
     })
 }
 
+/// One cached compilation and its allow-list's key (normalised, sorted, unique).
+struct CacheEntry {
+    key: Vec<String>,
+    compiled: Arc<Compiled>,
+}
+
+/// A handful of games per process at most; past this the oldest entry goes.
+const CACHE_CAP: usize = 16;
+
+fn cache() -> &'static Mutex<Vec<CacheEntry>> {
+    static C: OnceLock<Mutex<Vec<CacheEntry>>> = OnceLock::new();
+    C.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// How many times each allow-list was compiled in this process.
+static BUILDS: LazyLock<Mutex<HashMap<Vec<String>, usize>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn allow_key(allow: &[String]) -> Vec<String> {
+    let mut k: Vec<String> = allow
+        .iter()
+        .map(|a| normalize::normalize_str(a))
+        .filter(|p| !p.is_empty())
+        .collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
 impl Detector {
     /// The built-in lists plus `allow` (the game's player names, the game's whitelist):
-    /// phrases that beat any listed word they contain.
+    /// phrases that beat any listed word they contain. Compiled once per distinct
+    /// allow-list (order, repeats and spellings that normalise alike do not matter) and
+    /// shared after that.
     pub fn new(allow: &[String]) -> Result<Detector, String> {
-        let mut pats: Vec<String> = Vec::new();
-        let mut kinds = Vec::new();
-        let mut entries = Vec::new();
-        for f in lexicon::builtin_lists() {
-            for e in lexicon::parse(f.name, f.text)? {
-                let idx = entries.len() as u32;
-                for p in lexicon::patterns(&e) {
-                    pats.push(p);
-                    kinds.push(match f.category {
-                        Some(category) => PatKind::Word {
-                            category,
-                            entry: idx,
-                        },
-                        None => PatKind::Allow,
-                    });
+        let key = allow_key(allow);
+        let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
+        let compiled = match c.iter().find(|e| e.key == key) {
+            Some(e) => e.compiled.clone(),
+            None => {
+                let compiled = Arc::new(Compiled::build(&key)?);
+                *BUILDS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(key.clone())
+                    .or_default() += 1;
+                if c.len() >= CACHE_CAP {
+                    c.remove(0);
                 }
-                entries.push(e);
+                c.push(CacheEntry {
+                    key,
+                    compiled: compiled.clone(),
+                });
+                compiled
             }
-        }
-        for a in allow {
-            let p = normalize::normalize_str(a);
-            if !p.is_empty() {
-                pats.push(p);
-                kinds.push(PatKind::Allow);
-            }
-        }
-        for (g, t) in patterns::triggers() {
-            pats.push(normalize::normalize_str(t));
-            kinds.push(PatKind::Trigger(g));
-        }
-        let ac = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&pats)
-            .map_err(|e| format!("word lists: {e}"))?;
+        };
         Ok(Detector {
-            ac,
-            kinds,
-            entries,
+            compiled,
             patterns: patterns::compiled(),
         })
     }
 
+    /// How many times the lists for this allow-list were compiled in this process (0:
+    /// never). Tests pin the reuse with it.
+    pub fn builds(allow: &[String]) -> usize {
+        let b = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+        b.get(&allow_key(allow)).copied().unwrap_or(0)
+    }
+
+    /// Do two detectors share one compilation?
+    pub fn same_lists(&self, other: &Detector) -> bool {
+        Arc::ptr_eq(&self.compiled, &other.compiled)
+    }
+
     /// Every hit in `text` (a post's own words: the store has already cut out quotes).
     pub fn scan(&self, text: &str) -> Vec<Hit> {
-        let n = normalize(text);
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Normalized> = Default::default();
+        }
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut n) => {
+                normalize::normalize_into(text, &mut n);
+                self.scan_normalized(text, &n)
+            }
+            Err(_) => self.scan_normalized(text, &normalize(text)),
+        })
+    }
+
+    /// [`Detector::scan`] once `text` is normalised into `n`.
+    fn scan_normalized(&self, text: &str, n: &Normalized) -> Vec<Hit> {
         let quoted = quoted_ranges(&n.text);
         let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
         let mut allowed: Vec<(usize, usize)> = Vec::new();
         let mut groups = patterns::GroupSet::default();
-        for m in self.ac.find_overlapping_iter(&n.text) {
-            match self.kinds[m.pattern().as_usize()] {
-                PatKind::Word { category, entry } => {
-                    words.push((m.start(), m.end(), category, entry))
+        for m in self.compiled.da.find_overlapping_iter(&n.text) {
+            for &k in &self.compiled.kinds[m.value() as usize] {
+                match k {
+                    PatKind::Word { category, entry } => {
+                        words.push((m.start(), m.end(), category, entry))
+                    }
+                    PatKind::Allow => allowed.push((m.start(), m.end())),
+                    PatKind::Trigger(g) => groups.insert(g),
                 }
-                PatKind::Allow => allowed.push((m.start(), m.end())),
-                PatKind::Trigger(g) => groups.insert(g),
             }
+        }
+        if patterns::has_clock_time(&n.text) {
+            groups.insert(patterns::Group::Evidence);
         }
         let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
         for (s, e, category, entry) in words {
-            let ent = &self.entries[entry as usize];
+            let ent = &self.compiled.entries[entry as usize];
             if in_ranges(&quoted, s, e)
                 || allowed
                     .iter()
@@ -281,7 +395,7 @@ impl Detector {
             {
                 continue;
             }
-            let ent = &self.entries[entry as usize];
+            let ent = &self.compiled.entries[entry as usize];
             let (os, oe) = n.original_span(s, e);
             hits.push(Hit {
                 category,
@@ -293,7 +407,7 @@ impl Detector {
             });
         }
         if !groups.is_empty() {
-            for h in self.patterns.scan(&groups, text, &n) {
+            for h in self.patterns.scan(&groups, text, n) {
                 let covered = allowed.iter().any(|&(a, b)| {
                     let (oa, ob) = n.original_span(a, b);
                     oa <= h.start && h.end <= ob
@@ -574,6 +688,27 @@ mod tests {
             "139519822fe8ab9e10d9d07e68ea0451045380aedaf54ecc51e2a28c6b42a13f"
         );
         assert!(jieba().has_word("草地") && jieba().has_word("我们"));
+    }
+
+    #[test]
+    fn a_game_s_lists_are_compiled_once_and_again_only_when_its_allow_list_changes() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a = names(&["缓存甲", "缓存乙"]);
+        let first = Detector::new(&a).unwrap();
+        for _ in 0..5 {
+            let again = Detector::new(&names(&["缓存乙", "缓存甲", "缓存乙"])).unwrap();
+            assert!(again.same_lists(&first));
+        }
+        assert_eq!(Detector::builds(&a), 1);
+        let wl = names(&["缓存甲", "缓存乙", "沙雕狼"]);
+        let other = Detector::new(&wl).unwrap();
+        assert!(!other.same_lists(&first));
+        assert_eq!(Detector::builds(&wl), 1);
+        assert!(
+            other.scan("沙雕狼别跳了").is_empty(),
+            "the whitelist applies"
+        );
+        assert!(!first.scan("沙雕狼别跳了").is_empty());
     }
 
     #[test]

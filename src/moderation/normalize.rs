@@ -67,7 +67,7 @@ fn is_zero_width(c: char) -> bool {
 
 /// Noise put inside a word to dodge filters. Sentence punctuation (，。！？、：) is not noise:
 /// it separates words, so `你真傻。逼我投你？` never joins into one.
-fn is_noise(c: char) -> bool {
+const fn is_noise(c: char) -> bool {
     matches!(
         c,
         ' ' | '\t'
@@ -186,47 +186,83 @@ fn fold_char(c: char, out: &mut impl FnMut(char)) {
 
 /// Normalise `s` (see the module docs).
 pub fn normalize(s: &str) -> Normalized {
-    let mut n = Normalized {
-        text: String::with_capacity(s.len()),
-        start: Vec::with_capacity(s.len()),
-        end: Vec::with_capacity(s.len()),
-    };
-    let mut last: Option<char> = None;
-    let mut run = 0u32;
+    let mut n = Normalized::default();
+    normalize_into(s, &mut n);
+    n
+}
+
+/// [`normalize`] into `n`, reusing its buffers (a scanner normalises post after post).
+pub fn normalize_into(s: &str, n: &mut Normalized) {
+    n.text.clear();
+    n.start.clear();
+    n.end.clear();
+    n.text.reserve(s.len());
+    n.start.reserve(s.len());
+    n.end.reserve(s.len());
+    let t2s = t2s_table();
+    let mut st = Run::default();
     for (pos, c) in s.char_indices() {
         let (os, oe) = (pos as u32, (pos + c.len_utf8()) as u32);
-        let text = &mut n.text;
-        let start = &mut n.start;
-        let end = &mut n.end;
-        fold_char(c, &mut |o: char| {
-            if last == Some(o) && run >= 2 {
+        let u = c as u32;
+        // The fast paths (most of a post): ASCII and CJK ideographs, inline.
+        if u < 0x80 {
+            if !ASCII_NOISE[u as usize] {
+                st.emit(n, c.to_ascii_lowercase(), os, oe);
+            }
+            if c == '\n' {
+                st = Run::default();
+            }
+            continue;
+        }
+        if (CJK_LO..=CJK_HI).contains(&u) {
+            st.emit(n, t2s[(u - CJK_LO) as usize], os, oe);
+            continue;
+        }
+        fold_char(c, &mut |o: char| st.emit(n, o, os, oe));
+    }
+}
+
+/// The ASCII characters [`is_noise`] drops, as a table.
+const ASCII_NOISE: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = is_noise(i as u8 as char);
+        i += 1;
+    }
+    t
+};
+
+/// The run of equal characters just emitted (capped at two, see the module docs).
+#[derive(Default)]
+struct Run {
+    last: Option<char>,
+    len: u32,
+}
+
+impl Run {
+    /// Append `o`, which came from the original bytes `[os, oe)`, to `n`.
+    #[inline(always)]
+    fn emit(&mut self, n: &mut Normalized, o: char, os: u32, oe: u32) {
+        let len = o.len_utf8();
+        if self.last == Some(o) {
+            if self.len >= 2 {
                 // A repeat: the previous character now covers this one too.
-                let len = o.len_utf8();
-                let l = end.len();
-                for e in &mut end[l - len..] {
+                let l = n.end.len();
+                for e in &mut n.end[l - len..] {
                     *e = oe;
                 }
                 return;
             }
-            if last == Some(o) {
-                run += 1;
-            } else {
-                run = 1;
-            }
-            last = Some(o);
-            text.push(o);
-            let len = o.len_utf8();
-            for _ in 0..len {
-                start.push(os);
-                end.push(oe);
-            }
-        });
-        if c == '\n' {
-            last = None;
-            run = 0;
+            self.len += 1;
+        } else {
+            self.len = 1;
+            self.last = Some(o);
         }
+        n.text.push(o);
+        n.start.extend_from_slice(&[os; 4][..len]);
+        n.end.extend_from_slice(&[oe; 4][..len]);
     }
-    n
 }
 
 /// The normalised form alone (patterns).

@@ -69,12 +69,25 @@ pub fn triggers() -> Vec<(Group, &'static str)> {
     ] {
         v.push((Oath, t));
     }
-    for t in ["杀", "马甲", "刀法", "get", "理由不能说", "知道我"] {
+    // Not 杀 alone: 查杀 is in every other post. The 马甲杀 shapes: 我X杀, 我??杀, 我某某杀.
+    for t in [
+        "x杀",
+        "?杀",
+        "某某杀",
+        "马甲",
+        "拆",
+        "认出",
+        "认到",
+        "刀法",
+        "get",
+        "理由不能说",
+        "知道我",
+    ] {
         v.push((Identity, t));
     }
-    for t in [":", "：", "反馈"] {
-        v.push((Evidence, t));
-    }
+    // The chat-log rules need a clock time (`21:05`), which no literal can stand for:
+    // [`has_clock_time`] wakes them; `反馈` wakes the feedback record.
+    v.push((Evidence, "反馈"));
     v.push((WinTrading, "赢"));
     for t in ["好东西", "睿智"] {
         v.push((Insult, t));
@@ -83,6 +96,22 @@ pub fn triggers() -> Vec<(Group, &'static str)> {
         v.push((Emotional, t));
     }
     v
+}
+
+/// Does the normalised text hold a clock time (a digit, `:`, two digits)? Every chat-log
+/// rule of [`Group::Evidence`] needs one; the colon alone (投票对象：3号) is everywhere.
+pub fn has_clock_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let mut from = 0;
+    while let Some(i) = b[from..].iter().position(|&c| c == b':') {
+        let at = from + i;
+        if at > 0 && digit(at - 1) && digit(at + 1) && digit(at + 2) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Where a rule's regex runs.
