@@ -5,7 +5,8 @@
 //! ≈ 11.6 MB) into a folder, then runs, alternately and `--runs` times each, the whole
 //! `bansha import` process and the whole peer process
 //! (`benches/peers/import_selectolax.py`: selectolax + sqlite3) on the same files, each
-//! into a fresh database, and prints the medians and their ratio. Both databases are then
+//! into a fresh database, and prints the medians (wall time, and CPU time and peak memory
+//! from `wait4`, which a loaded machine does not inflate) and their ratios. Both databases are then
 //! checked to hold the same posts (pid, floor, author, uid, time).
 //!
 //! Options:
@@ -15,7 +16,6 @@
 //! * `--dir DIR`: write the pages there and keep them (default: a temporary folder).
 //! * `--write-only`: write the pages and the game config, run nothing.
 //! * `--no-peer`: run bansha only (no Python needed).
-//! * `--rss`: run each process under `/usr/bin/time -v` and report its peak memory.
 //! * `--bansha PATH`: the binary to run (default: the one this bench was built with).
 //!
 //! The peer's interpreter is `$PEER_PYTHON`, default `/tmp/selectolax-venv/bin/python`
@@ -39,7 +39,6 @@ struct Opts {
     dir: Option<PathBuf>,
     write_only: bool,
     peer: bool,
-    rss: bool,
     bansha: PathBuf,
 }
 
@@ -50,7 +49,6 @@ fn opts() -> Opts {
         dir: None,
         write_only: false,
         peer: true,
-        rss: false,
         bansha: PathBuf::from(env!("CARGO_BIN_EXE_bansha")),
     };
     let mut args = std::env::args().skip(1);
@@ -63,7 +61,6 @@ fn opts() -> Opts {
             "--bansha" => o.bansha = PathBuf::from(val()),
             "--write-only" => o.write_only = true,
             "--no-peer" => o.peer = false,
-            "--rss" => o.rss = true,
             "--bench" => {} // added by `cargo bench`
             other => panic!("unknown option {other}"),
         }
@@ -134,43 +131,42 @@ fn remove_db(db: &Path) {
     }
 }
 
-/// Run `cmd` to its end: wall seconds and, with `rss`, peak resident memory in KiB.
-fn run(mut cmd: Command, rss: bool) -> (f64, Option<u64>) {
-    let log = std::env::temp_dir().join(format!("import-peer-time-{}.txt", std::process::id()));
-    if rss {
-        let mut wrapped = Command::new("/usr/bin/time");
-        wrapped
-            .arg("-v")
-            .arg("-o")
-            .arg(&log)
-            .arg(cmd.get_program())
-            .args(cmd.get_args());
-        if let Some(d) = cmd.get_current_dir() {
-            wrapped.current_dir(d);
-        }
-        cmd = wrapped;
-    }
+/// What one process cost: wall seconds, CPU seconds (user + system), peak RSS in KiB.
+struct Cost {
+    wall: f64,
+    cpu: f64,
+    max_rss_kb: u64,
+}
+
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
+/// Run `cmd` to its end and take its cost from `wait4` (exact CPU time and peak memory of
+/// that process, whatever else the machine runs).
+fn run(mut cmd: Command) -> Cost {
+    let err = std::env::temp_dir().join(format!("import-peer-err-{}.txt", std::process::id()));
     let t = Instant::now();
-    let out = cmd
+    let child = cmd
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
         .expect("start the process");
-    let secs = t.elapsed().as_secs_f64();
+    let mut status = 0;
+    // SAFETY: wait4 on our own child, with valid pointers to locals.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    let wall = t.elapsed().as_secs_f64();
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
     assert!(
-        out.status.success(),
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "{:?} failed: {}",
         cmd.get_program(),
-        String::from_utf8_lossy(&out.stderr)
+        std::fs::read_to_string(&err).unwrap_or_default()
     );
-    let kb = rss.then(|| {
-        let text = std::fs::read_to_string(&log).expect("/usr/bin/time output");
-        text.lines()
-            .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
-            .and_then(|v| v.trim().parse().ok())
-            .expect("max RSS line")
-    });
-    (secs, kb)
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Cost {
+        wall,
+        cpu: secs(ru.ru_utime) + secs(ru.ru_stime),
+        max_rss_kb: ru.ru_maxrss as u64,
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -183,8 +179,11 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// (pid, floor, author, uid, time) of every post, by pid.
-fn rows(db: &Path, sql: &str) -> Vec<(i64, Option<i64>, String, Option<i64>, i64)> {
+/// (pid, floor, author, uid, time) of a post.
+type Row = (i64, Option<i64>, String, Option<i64>, i64);
+
+/// Every post, by pid.
+fn rows(db: &Path, sql: &str) -> Vec<Row> {
     let c = rusqlite::Connection::open(db).unwrap();
     let mut st = c.prepare(sql).unwrap();
     st.query_map([], |r| {
@@ -235,26 +234,28 @@ fn main() {
         c.arg(&script).arg(&peer_db).arg(dir.join("pages"));
         c
     };
-    let (mut tb, mut tp, mut rb, mut rp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut bansha, mut peer): (Vec<Cost>, Vec<Cost>) = (Vec::new(), Vec::new());
     for i in 0..o.runs {
         // Alternate which tool goes first, so neither always finds a warmer machine.
         for peer_turn in [i % 2 == 1, i % 2 == 0] {
-            if peer_turn {
+            let (who, c) = if peer_turn {
                 if !o.peer {
                     continue;
                 }
                 remove_db(&peer_db);
-                let (s, kb) = run(peer_cmd(), o.rss);
-                tp.push(s);
-                rp.extend(kb);
-                println!("  run {}: peer   {s:.3} s{}", i + 1, fmt_kb(kb));
+                ("peer  ", run(peer_cmd()))
             } else {
                 remove_db(&bansha_db);
-                let (s, kb) = run(bansha_cmd(), o.rss);
-                tb.push(s);
-                rb.extend(kb);
-                println!("  run {}: bansha {s:.3} s{}", i + 1, fmt_kb(kb));
-            }
+                ("bansha", run(bansha_cmd()))
+            };
+            println!(
+                "  run {}: {who} wall {:.3} s, CPU {:.3} s, max RSS {:.1} MB",
+                i + 1,
+                c.wall,
+                c.cpu,
+                c.max_rss_kb as f64 / 1024.0
+            );
+            if peer_turn { &mut peer } else { &mut bansha }.push(c);
         }
     }
     let b = rows(
@@ -262,39 +263,29 @@ fn main() {
         "SELECT pid, floor, author, uid, time FROM posts ORDER BY pid",
     );
     assert_eq!(b.len(), posts, "bansha stored every post");
-    let mb = median(&mut tb);
-    println!(
-        "bansha import: median {mb:.3} s of {} runs ({:.0} posts/s){}",
-        tb.len(),
-        posts as f64 / mb,
-        rb.iter()
-            .max()
-            .map(|k| format!(", peak RSS {:.1} MB", *k as f64 / 1024.0))
-            .unwrap_or_default()
-    );
+    let summary = |name: &str, v: &[Cost]| -> (f64, f64) {
+        let wall = median(&mut v.iter().map(|c| c.wall).collect::<Vec<_>>());
+        let cpu = median(&mut v.iter().map(|c| c.cpu).collect::<Vec<_>>());
+        let rss = v.iter().map(|c| c.max_rss_kb).max().unwrap_or(0);
+        println!(
+            "{name}: median wall {wall:.3} s, median CPU {cpu:.3} s of {} runs ({:.0} posts/s of CPU), peak RSS {:.1} MB",
+            v.len(),
+            posts as f64 / cpu,
+            rss as f64 / 1024.0
+        );
+        (wall, cpu)
+    };
+    let (bw, bc) = summary("bansha import", &bansha);
     if o.peer {
         let p = rows(
             &peer_db,
             "SELECT pid, floor, author, uid, time FROM posts ORDER BY pid",
         );
         assert_eq!(p, b, "the peer and bansha read the same posts");
-        let mp = median(&mut tp);
-        println!(
-            "peer (Python + selectolax/Lexbor + sqlite3): median {mp:.3} s of {} runs{}",
-            tp.len(),
-            rp.iter()
-                .max()
-                .map(|k| format!(", peak RSS {:.1} MB", *k as f64 / 1024.0))
-                .unwrap_or_default()
-        );
-        println!("peer / bansha = {:.2}", mp / mb);
+        let (pw, pc) = summary("peer (Python + selectolax/Lexbor + sqlite3)", &peer);
+        println!("peer / bansha: wall {:.2}x, CPU {:.2}x", pw / bw, pc / bc);
     }
     if o.dir.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-fn fmt_kb(kb: Option<u64>) -> String {
-    kb.map(|k| format!(", max RSS {:.1} MB", k as f64 / 1024.0))
-        .unwrap_or_default()
 }

@@ -185,7 +185,7 @@ impl Thread {
             .enumerate()
             .map(|(i, n)| format!("<li id=\"mn_N{i:02x}f\" ><a href=\"forum.php?mod=guide&amp;view={i}\" hidefocus=\"true\" title=\"{n}\"  >{n}<span>{n}</span></a></li>\n"))
             .collect();
-        let menus: String = (1..=24)
+        let menus: String = (1..=10)
             .map(|i| format!("<li><a href=\"forum.php?mod=forumdisplay&amp;fid={i}\" target=\"_blank\" title=\"版块{i}\">版块 {i}</a><span class=\"xg1\">今日: {}</span></li>\n", i * 7 % 31))
             .collect();
         let toolbar: String = [
@@ -196,10 +196,10 @@ impl Thread {
         .iter()
         .map(|b| format!("<a href=\"javascript:;\" title=\"{b}\" class=\"{b}\" onclick=\"seditor_menu('fastpost', '{b}')\" id=\"{b}\">{b}</a>\n"))
         .collect();
-        let smilies: String = (1..=40)
+        let smilies: String = (1..=12)
             .map(|i| format!("<td id=\"smilie_{i}_td\"><img id=\"smilie_{i}\" width=\"20\" height=\"20\" src=\"static/image/smiley/default/{i}.gif\" alt=\"[s:{i}]\" onclick=\"seditor_insertunit('fastpost', '[s:{i}]')\" style=\"cursor:pointer\" /></td>\n"))
             .collect();
-        let links: String = (1..=20)
+        let links: String = (1..=10)
             .map(|i| format!("<a href=\"https://friend{i}.example.com/\" target=\"_blank\" title=\"友情链接 {i}\">友情链接{i}</a><span class=\"pipe\">|</span>\n"))
             .collect();
         format!(

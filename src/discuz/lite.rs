@@ -171,13 +171,14 @@ impl<'d> HtmlNode<'d> for NodeRef<'d> {
     }
 }
 
+#[cfg(test)] // the source of [`tag_flags`], checked by a test
 const VOID: &[&str] = &[
     "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input",
     "keygen", "link", "meta", "param", "source", "track", "wbr",
 ];
 
 fn is_void(name: &str) -> bool {
-    VOID.contains(&name)
+    tag_flags(name) & VOID_F != 0
 }
 
 /// html5ever's serialization of a node (scraper's `inner_html` of its parent).
@@ -251,7 +252,7 @@ fn entity(name: &str) -> Option<(u32, u32)> {
 /// Decode character references and CR/CRLF as html5ever does, or `None` where this
 /// decoder would differ from it (see the module docs).
 fn decode_text(s: &str) -> Option<Cow<'_, str>> {
-    if !s.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+    if memchr::memchr3(b'&', b'\r', 0, s.as_bytes()).is_none() {
         return Some(Cow::Borrowed(s));
     }
     let mut out = String::with_capacity(s.len());
@@ -287,7 +288,9 @@ fn decode_text(s: &str) -> Option<Cow<'_, str>> {
                 }
                 from = i;
             }
-            _ => i += 1,
+            _ => {
+                i += memchr::memchr3(b'&', b'\r', 0, &b[i..]).unwrap_or(b.len() - i);
+            }
         }
     }
     out.push_str(&s[from..]);
@@ -327,6 +330,9 @@ fn char_ref(rest: &str) -> Option<(RefChars, usize)> {
         }
         return Some((Some((char::from_u32(v)?, None)), start + digits + 1));
     }
+    if rest.starts_with("amp;") {
+        return Some((Some(('&', None)), 4));
+    }
     let run = b
         .iter()
         .take(40)
@@ -343,7 +349,7 @@ fn char_ref(rest: &str) -> Option<(RefChars, usize)> {
     }
     // A legacy name (no `;`) that is a prefix of the run: html5ever's reading depends on
     // what follows it (and on text vs attribute); not this one's to guess.
-    if (1..=run.min(8)).any(|n| entity(&rest[..n]).is_some()) {
+    if (1..=run.min(6)).any(|n| entity(&rest[..n]).is_some()) {
         return None;
     }
     Some((None, 0))
@@ -352,6 +358,7 @@ fn char_ref(rest: &str) -> Option<(RefChars, usize)> {
 // ---------------------------------------------------------------------------------------
 // Tokenizer and tree builder.
 
+#[cfg(test)] // the source of [`tag_flags`], checked by a test
 const SPECIAL: &[&str] = &[
     "address",
     "applet",
@@ -439,6 +446,7 @@ const SPECIAL: &[&str] = &[
 ];
 
 /// Start tags that close an open `<p>`.
+#[cfg(test)] // the source of [`tag_flags`], checked by a test
 const CLOSES_P: &[&str] = &[
     "address",
     "article",
@@ -481,6 +489,7 @@ const CLOSES_P: &[&str] = &[
 ];
 
 /// Start tags whose handling this builder does not implement.
+#[cfg(test)] // the source of [`tag_flags`], checked by a test
 const DECLINED: &[&str] = &[
     "select",
     "option",
@@ -512,7 +521,117 @@ const DECLINED: &[&str] = &[
     "title",
 ];
 
+#[cfg(test)] // the source of [`tag_flags`], checked by a test
 const HEADINGS: &[&str] = &["h1", "h2", "h3", "h4", "h5", "h6"];
+
+const SPECIAL_F: u8 = 1;
+const CLOSES_P_F: u8 = 2;
+const DECLINED_F: u8 = 4;
+const VOID_F: u8 = 8;
+const HEADING_F: u8 = 16;
+
+/// The lists above as bits, one `match` per tag instead of a scan of each list.
+fn tag_flags(name: &str) -> u8 {
+    match name {
+        "address" => SPECIAL_F | CLOSES_P_F,
+        "applet" => SPECIAL_F,
+        "area" => SPECIAL_F | VOID_F,
+        "article" => SPECIAL_F | CLOSES_P_F,
+        "aside" => SPECIAL_F | CLOSES_P_F,
+        "base" => SPECIAL_F | VOID_F,
+        "basefont" => SPECIAL_F | VOID_F,
+        "bgsound" => SPECIAL_F | VOID_F,
+        "blockquote" => SPECIAL_F | CLOSES_P_F,
+        "body" => SPECIAL_F,
+        "br" => SPECIAL_F | VOID_F,
+        "button" => SPECIAL_F,
+        "caption" => SPECIAL_F | DECLINED_F,
+        "center" => SPECIAL_F | CLOSES_P_F,
+        "col" => SPECIAL_F | DECLINED_F | VOID_F,
+        "colgroup" => SPECIAL_F | DECLINED_F,
+        "dd" => SPECIAL_F,
+        "details" => SPECIAL_F | CLOSES_P_F,
+        "dialog" => CLOSES_P_F,
+        "dir" => SPECIAL_F | CLOSES_P_F,
+        "div" => SPECIAL_F | CLOSES_P_F,
+        "dl" => SPECIAL_F | CLOSES_P_F,
+        "dt" => SPECIAL_F,
+        "embed" => SPECIAL_F | VOID_F,
+        "fieldset" => SPECIAL_F | CLOSES_P_F,
+        "figcaption" => SPECIAL_F | CLOSES_P_F,
+        "figure" => SPECIAL_F | CLOSES_P_F,
+        "footer" => SPECIAL_F | CLOSES_P_F,
+        "form" => SPECIAL_F | CLOSES_P_F,
+        "frame" => SPECIAL_F | DECLINED_F | VOID_F,
+        "frameset" => SPECIAL_F | DECLINED_F,
+        "h1" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "h2" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "h3" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "h4" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "h5" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "h6" => SPECIAL_F | CLOSES_P_F | HEADING_F,
+        "head" => SPECIAL_F,
+        "header" => SPECIAL_F | CLOSES_P_F,
+        "hgroup" => SPECIAL_F | CLOSES_P_F,
+        "hr" => SPECIAL_F | CLOSES_P_F | VOID_F,
+        "html" => SPECIAL_F,
+        "iframe" => SPECIAL_F | DECLINED_F,
+        "image" => DECLINED_F,
+        "img" => SPECIAL_F | VOID_F,
+        "input" => SPECIAL_F | VOID_F,
+        "isindex" => DECLINED_F,
+        "keygen" => SPECIAL_F | VOID_F,
+        "li" => SPECIAL_F,
+        "link" => SPECIAL_F | VOID_F,
+        "listing" => SPECIAL_F | CLOSES_P_F | DECLINED_F,
+        "main" => SPECIAL_F | CLOSES_P_F,
+        "marquee" => SPECIAL_F,
+        "math" => DECLINED_F,
+        "menu" => SPECIAL_F | CLOSES_P_F,
+        "menuitem" => DECLINED_F,
+        "meta" => SPECIAL_F | VOID_F,
+        "nav" => SPECIAL_F | CLOSES_P_F,
+        "nobr" => DECLINED_F,
+        "noembed" => SPECIAL_F | DECLINED_F,
+        "noframes" => SPECIAL_F | DECLINED_F,
+        "noscript" => SPECIAL_F | DECLINED_F,
+        "object" => SPECIAL_F,
+        "ol" => SPECIAL_F | CLOSES_P_F,
+        "optgroup" => DECLINED_F,
+        "option" => DECLINED_F,
+        "p" => SPECIAL_F | CLOSES_P_F,
+        "param" => SPECIAL_F | VOID_F,
+        "plaintext" => SPECIAL_F | CLOSES_P_F | DECLINED_F,
+        "pre" => SPECIAL_F | CLOSES_P_F | DECLINED_F,
+        "rb" => DECLINED_F,
+        "rp" => DECLINED_F,
+        "rt" => DECLINED_F,
+        "rtc" => DECLINED_F,
+        "script" => SPECIAL_F,
+        "search" => SPECIAL_F | CLOSES_P_F,
+        "section" => SPECIAL_F | CLOSES_P_F,
+        "select" => SPECIAL_F | DECLINED_F,
+        "source" => SPECIAL_F | VOID_F,
+        "style" => SPECIAL_F,
+        "summary" => SPECIAL_F | CLOSES_P_F,
+        "svg" => DECLINED_F,
+        "table" => SPECIAL_F | CLOSES_P_F,
+        "tbody" => SPECIAL_F,
+        "td" => SPECIAL_F,
+        "template" => SPECIAL_F | DECLINED_F,
+        "textarea" => SPECIAL_F,
+        "tfoot" => SPECIAL_F,
+        "th" => SPECIAL_F,
+        "thead" => SPECIAL_F,
+        "title" => SPECIAL_F | DECLINED_F,
+        "tr" => SPECIAL_F,
+        "track" => SPECIAL_F | VOID_F,
+        "ul" => SPECIAL_F | CLOSES_P_F,
+        "wbr" => SPECIAL_F | VOID_F,
+        "xmp" => SPECIAL_F | CLOSES_P_F | DECLINED_F,
+        _ => 0,
+    }
+}
 
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0c)
@@ -728,31 +847,35 @@ impl<'a> Builder<'a> {
             self.ensure_body();
         }
         let n: &str = &name;
-        if DECLINED.contains(&n) {
+        let flags = tag_flags(n);
+        if flags & DECLINED_F != 0 {
             return None;
         }
         let cur = self.current();
         if self.in_table_context() {
-            let cur_name = self.name_of(cur).to_string();
+            let cur_name = self.name_of(cur);
+            let cur_table = cur_name == "table";
+            let cur_section = matches!(cur_name, "tbody" | "thead" | "tfoot");
+            let cur_tr = cur_name == "tr";
             return match n {
-                "tbody" | "thead" | "tfoot" if cur_name == "table" => {
+                "tbody" | "thead" | "tfoot" if cur_table => {
                     let id = self.element(cur, name, attrs);
                     self.push(id);
                     Some(id)
                 }
-                "tr" if cur_name == "table" => {
+                "tr" if cur_table => {
                     let tb = self.element(cur, Cow::Borrowed("tbody"), Vec::new());
                     self.push(tb);
                     let id = self.element(tb, name, attrs);
                     self.push(id);
                     Some(id)
                 }
-                "tr" if matches!(cur_name.as_str(), "tbody" | "thead" | "tfoot") => {
+                "tr" if cur_section => {
                     let id = self.element(cur, name, attrs);
                     self.push(id);
                     Some(id)
                 }
-                "td" | "th" if cur_name == "tr" => {
+                "td" | "th" if cur_tr => {
                     let id = self.element(cur, name, attrs);
                     self.push(id);
                     Some(id)
@@ -768,10 +891,10 @@ impl<'a> Builder<'a> {
             "form" if self.form_open => return None,
             _ => {}
         }
-        if CLOSES_P.contains(&n) && self.p_open > 0 {
+        if flags & CLOSES_P_F != 0 && self.p_open > 0 {
             return None;
         }
-        if HEADINGS.contains(&n) && HEADINGS.contains(&self.name_of(cur)) {
+        if flags & HEADING_F != 0 && tag_flags(self.name_of(cur)) & HEADING_F != 0 {
             return None;
         }
         if matches!(n, "li" | "dd" | "dt") {
@@ -783,12 +906,12 @@ impl<'a> Builder<'a> {
                 if m == n || (n != "li" && matches!(m, "dd" | "dt")) {
                     return None;
                 }
-                if SPECIAL.contains(&m) && !matches!(m, "address" | "div" | "p") {
+                if tag_flags(m) & SPECIAL_F != 0 && !matches!(m, "address" | "div" | "p") {
                     break;
                 }
             }
         }
-        let void = is_void(n);
+        let void = flags & VOID_F != 0;
         let raw = matches!(n, "script" | "style" | "textarea");
         let is_form = n == "form";
         let id = self.element(cur, name, attrs);
@@ -874,7 +997,7 @@ fn find_ci(hay: &str, from: usize, needle: &str) -> Option<usize> {
 }
 
 fn memchr_lt(h: &[u8], from: usize) -> Option<usize> {
-    h[from..].iter().position(|&c| c == b'<').map(|p| p + from)
+    memchr::memchr(b'<', &h[from..]).map(|p| p + from)
 }
 
 /// Build the tree of `s`, or `None` where html5ever's tree could differ (module docs).
@@ -897,7 +1020,7 @@ pub(crate) fn build(s: &str) -> Option<Dom<'_>> {
                 t.characters(&s[i..lt])?;
                 match b.get(lt + 2) {
                     Some(c) if c.is_ascii_alphabetic() => {
-                        let gt = lt + 2 + b[lt + 2..].iter().position(|&c| c == b'>')?;
+                        let gt = lt + 2 + memchr::memchr(b'>', &b[lt + 2..])?;
                         let inner = &s[lt + 2..gt];
                         if inner.contains(['<', '"', '\'']) {
                             return None;
@@ -999,7 +1122,7 @@ fn start_tag<'a>(s: &'a str, lt: usize, t: &mut Builder<'a>) -> Option<usize> {
             }
             match b.get(i)? {
                 q @ (b'"' | b'\'') => {
-                    let close = i + 1 + b[i + 1..].iter().position(|c| c == q)?;
+                    let close = i + 1 + memchr::memchr(*q, &b[i + 1..])?;
                     value = decode_text(&s[i + 1..close])?;
                     i = close + 1;
                 }

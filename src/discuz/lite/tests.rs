@@ -207,3 +207,26 @@ fn builder_declines_what_it_does_not_implement() {
         "a&amp;b&nbsp;<br>\n<font color=\"Red\" size=\"5\">红</font><!--c-->"
     );
 }
+
+#[test]
+fn tag_flags_are_the_lists() {
+    let lists = [
+        (SPECIAL, SPECIAL_F),
+        (CLOSES_P, CLOSES_P_F),
+        (DECLINED, DECLINED_F),
+        (VOID, VOID_F),
+        (HEADINGS, HEADING_F),
+    ];
+    for (list, bit) in lists {
+        for n in list {
+            assert!(tag_flags(n) & bit != 0, "{n}");
+        }
+    }
+    for n in ["div", "font", "td", "br", "span", "x-custom"] {
+        let want = lists
+            .iter()
+            .filter(|(l, _)| l.contains(&n))
+            .fold(0, |a, (_, b)| a | b);
+        assert_eq!(tag_flags(n), want, "{n}");
+    }
+}
