@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::discuz::{PageError, Parsed};
 use crate::model::Timestamp;
-use crate::store::{FetchInfo, PageChanges, SourceKind, Store, StoreError};
+use crate::store::{FetchInfo, PageChanges, SourceKind, Store};
 
 pub fn run(a: &ImportArgs) -> CliResult {
     let cfg = load_config(&a.config)?;
@@ -60,16 +60,15 @@ pub fn run(a: &ImportArgs) -> CliResult {
         config: cfg.path.display().to_string(),
         admit_all: a.not_in_game,
     };
-    let outcome = import_files(&mut store, &forum, &a.files, a.tid, saved_at, &game, parse)
-        .map_err(CliError::runtime)?;
-    for r in &outcome.imported {
-        println!("{}", r.summary());
+    let mut report = |r: Imported| {
+        let mut out = r.summary();
+        out.push('\n');
         for w in &r.warnings {
-            println!("  warning: {w}");
+            out.push_str(&format!("  warning: {w}\n"));
         }
         if !game.known.contains(&r.tid) {
-            println!(
-                "  note: thread {} is not part of this game (not named in {}); stored because {}",
+            out.push_str(&format!(
+                "  note: thread {} is not part of this game (not named in {}); stored because {}\n",
                 r.tid,
                 game.config,
                 if a.not_in_game {
@@ -77,17 +76,28 @@ pub fn run(a: &ImportArgs) -> CliResult {
                 } else {
                     "--tid names it"
                 }
-            );
+            ));
         }
-    }
-    if outcome.failed.is_empty() {
+        emit(&out)
+    };
+    let failed = import_files(
+        &mut store,
+        &forum,
+        &a.files,
+        a.tid,
+        saved_at,
+        &game,
+        parse,
+        &mut report,
+    )?;
+    if failed.is_empty() {
         Ok(())
     } else {
         Err(CliError::Input(format!(
             "{} of {} files not imported (nothing from them was stored):\n  {}",
-            outcome.failed.len(),
+            failed.len(),
             a.files.len(),
-            outcome.failed.join("\n  ")
+            failed.join("\n  ")
         )))
     }
 }
@@ -128,13 +138,6 @@ impl Imported {
         s.push(')');
         s
     }
-}
-
-#[derive(Debug, Default)]
-pub struct ImportOutcome {
-    pub imported: Vec<Imported>,
-    /// One message per bad file, each starting with the file name.
-    pub failed: Vec<String>,
 }
 
 /// Which threads belong to the game, for refusing pages of other threads.
@@ -225,10 +228,20 @@ fn file_time(path: &Path, saved_at: Option<Timestamp>) -> Result<Timestamp, Stri
     }
 }
 
-/// Read, parse and store each file. `parse(path, bytes, saved_at)` turns a file into a page
-/// (its error text need not name the file; this adds it). Empty and binary files are
-/// refused before parsing; a page of a thread outside `game` is refused unless `tid`
-/// names it or `game.admit_all`. Only a failing database stops the whole import.
+/// Pages stored per transaction: a commit is paid per batch, and a batch is reported as
+/// soon as it is committed (an import of thousands of files shows progress and never holds
+/// more than one batch of summaries).
+const BATCH_PAGES: usize = 64;
+
+/// Read, parse and store each file, one at a time: a file is read only after the previous
+/// one is parsed and stored, so an import of any size holds one file and one batch of
+/// summaries in memory. `parse(path, bytes, saved_at)` turns a file into a page (its error
+/// text need not name the file; this adds it). Empty and binary files are refused before
+/// parsing; a page of a thread outside `game` is refused unless `tid` names it or
+/// `game.admit_all`. Each stored file is handed to `report` once its batch is committed,
+/// in the order of `files`. Returns one message per bad file, each starting with the file
+/// name. Only a failing database (or a failing `report`) stops the whole import.
+#[allow(clippy::too_many_arguments)]
 pub fn import_files(
     store: &mut Store,
     forum: &str,
@@ -237,61 +250,64 @@ pub fn import_files(
     saved_at: Option<Timestamp>,
     game: &GameThreads,
     mut parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
-) -> Result<ImportOutcome, StoreError> {
-    let mut out = ImportOutcome::default();
+    report: &mut dyn FnMut(Imported) -> CliResult,
+) -> Result<Vec<String>, CliError> {
+    let mut failed = Vec::new();
+    let mut pending: Vec<Imported> = Vec::new();
+    let mut batch = store.batch().map_err(CliError::runtime)?;
     for file in files {
         let name = file.display().to_string();
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
             Err(e) => {
-                out.failed.push(format!("{name}: cannot read: {e}"));
+                failed.push(format!("{name}: cannot read: {e}"));
                 continue;
             }
         };
         if crate::discuz::strip_bom_ws(&bytes).is_empty() {
-            out.failed.push(format!("{name}: file is empty"));
+            failed.push(format!("{name}: file is empty"));
             continue;
         }
         if let Some(what) = binary_kind(&bytes) {
-            out.failed
-                .push(format!("{name}: not a Discuz! page ({what})"));
+            failed.push(format!("{name}: not a Discuz! page ({what})"));
             continue;
         }
         let at = match file_time(file, saved_at) {
             Ok(t) => t,
             Err(e) => {
-                out.failed.push(e);
+                failed.push(e);
                 continue;
             }
         };
         let Parsed { page, warnings } = match parse(file, &bytes, at) {
             Ok(p) => p,
             Err(e) if e.contains(&name) => {
-                out.failed.push(e);
+                failed.push(e);
                 continue;
             }
             Err(e) => {
-                out.failed.push(format!("{name}: {e}"));
+                failed.push(format!("{name}: {e}"));
                 continue;
             }
         };
+        drop(bytes);
         if let Some(t) = tid
             && page.tid != t
         {
-            out.failed.push(format!(
+            failed.push(format!(
                 "{name}: the page is thread {}, but --tid says {t}",
                 page.tid
             ));
             continue;
         }
         if page.tid == 0 {
-            out.failed.push(format!(
+            failed.push(format!(
                 "{name}: the page does not say which thread it is; give --tid"
             ));
             continue;
         }
         if !game.admit_all && tid.is_none() && !game.known.contains(&page.tid) {
-            out.failed.push(format!(
+            failed.push(format!(
                 "{name}: thread {} is not part of this game ({} does not name it in a \
                  [[day]]); nothing stored. To store it anyway give --tid {} or --not-in-game",
                 page.tid, game.config, page.tid
@@ -304,8 +320,10 @@ pub fn import_files(
             page: page.page,
             fetched_at: at,
         };
-        let changes = store.store_page(forum, &page, &info)?;
-        out.imported.push(Imported {
+        let changes = batch
+            .store_page(forum, &page, &info)
+            .map_err(CliError::runtime)?;
+        pending.push(Imported {
             file: file.clone(),
             tid: page.tid,
             page: page.page,
@@ -318,6 +336,110 @@ pub fn import_files(
             changes,
             warnings: warnings.iter().map(|w| format!("{name}: {w}")).collect(),
         });
+        if batch.pages() >= BATCH_PAGES {
+            batch.commit().map_err(CliError::runtime)?;
+            for r in pending.drain(..) {
+                report(r)?;
+            }
+            batch = store.batch().map_err(CliError::runtime)?;
+        }
     }
-    Ok(out)
+    batch.commit().map_err(CliError::runtime)?;
+    for r in pending.drain(..) {
+        report(r)?;
+    }
+    Ok(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PagePost, ThreadPage};
+
+    fn page(n: u32) -> Parsed {
+        let post = PagePost {
+            pid: Some(1000 + n as u64),
+            floor: Some(n),
+            floor_label: format!("{n}#"),
+            author: "甲".into(),
+            uid: Some(7),
+            time: 1_700_000_000 + n as i64,
+            edit: None,
+            quote: None,
+            html: "投票".into(),
+            text: "投票".into(),
+            red: String::new(),
+            large: String::new(),
+            locked: None,
+            deleted: false,
+            duplicate: false,
+        };
+        Parsed {
+            page: ThreadPage {
+                tid: 5,
+                title: "t".into(),
+                page: n,
+                total_pages: 1000,
+                posts: vec![post],
+                author_filtered: false,
+                viewer_uid: None,
+            },
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Regression guard for whole-archive buffering: a file is read only after the one
+    /// before it is parsed (each file here is written by the parse of the one before it,
+    /// so reading ahead fails), and the first batch is reported before the last file is
+    /// read.
+    #[test]
+    fn import_streams_one_file_at_a_time_and_reports_each_batch_when_committed() {
+        let dir = std::env::temp_dir().join(format!("bansha-import-stream-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = BATCH_PAGES as u32 * 2 + 3;
+        let files: Vec<PathBuf> = (1..=n).map(|i| dir.join(format!("p{i}.html"))).collect();
+        std::fs::write(&files[0], "<html>1</html>").unwrap();
+        let events = std::cell::RefCell::new(Vec::new());
+        let mut store = Store::open_in_memory().unwrap();
+        let game = GameThreads {
+            known: vec![5],
+            config: "game.toml".into(),
+            admit_all: false,
+        };
+        let parse = |path: &Path, _: &[u8], _| {
+            let i: usize = files.iter().position(|f| f == path).unwrap();
+            events.borrow_mut().push(format!("parse {}", i + 1));
+            if let Some(next) = files.get(i + 1) {
+                std::fs::write(next, format!("<html>{}</html>", i + 2)).unwrap();
+            }
+            Ok(page(i as u32 + 1))
+        };
+        let mut report = |r: Imported| {
+            events.borrow_mut().push(format!("report {}", r.page));
+            Ok(())
+        };
+        let failed = import_files(
+            &mut store,
+            "f",
+            &files,
+            None,
+            Some(1),
+            &game,
+            parse,
+            &mut report,
+        )
+        .unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
+        let ev = events.into_inner();
+        let at = |e: &str| ev.iter().position(|x| x == e).unwrap();
+        assert!(at("report 1") < at(&format!("parse {n}")), "{ev:?}");
+        assert!(at(&format!("report {}", BATCH_PAGES)) < at(&format!("parse {}", BATCH_PAGES + 2)));
+        assert_eq!(
+            ev.iter().filter(|e| e.starts_with("report")).count(),
+            n as usize
+        );
+        assert_eq!(store.posts("f", 5).unwrap().len(), n as usize);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

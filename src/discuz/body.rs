@@ -28,6 +28,68 @@ use super::dtime::parse_absolute;
 /// `ego_tree::NodeRef<'_>`, named through scraper (which does not re-export ego_tree).
 pub(crate) type NodeRef<'a> = <ElementRef<'a> as std::ops::Deref>::Target;
 
+/// What the body walker needs of a document node: the html5ever tree (scraper's
+/// `NodeRef`) and the fast path's own tree ([`super::lite`]) both provide it, so that a
+/// body reads the same through either.
+pub(crate) trait HtmlNode<'a>: Copy {
+    /// The text of a text node.
+    fn text_of(self) -> Option<&'a str>;
+    /// The (lower-case) name of an element.
+    fn element_name(self) -> Option<&'a str>;
+    fn attr_of(self, name: &str) -> Option<&'a str>;
+    fn child_nodes(self) -> impl Iterator<Item = Self>;
+    /// This node and every node below it, in document order.
+    fn subtree(self) -> impl Iterator<Item = Self>;
+
+    fn has_class_name(self, class: &str) -> bool {
+        self.attr_of("class")
+            .is_some_and(|c| c.split_ascii_whitespace().any(|x| x == class))
+    }
+
+    /// All text below this node, whitespace-normalized (see [`node_text`]).
+    fn normalized_text(self) -> String {
+        let mut s = String::new();
+        for n in self.subtree() {
+            if let Some(t) = n.text_of() {
+                s.push_str(t);
+            }
+        }
+        normalize_inline(&s).trim().to_string()
+    }
+
+    /// All text below this node as it stands.
+    fn raw_text(self) -> String {
+        let mut s = String::new();
+        for n in self.subtree() {
+            if let Some(t) = n.text_of() {
+                s.push_str(t);
+            }
+        }
+        s
+    }
+}
+
+impl<'a> HtmlNode<'a> for ego_tree::NodeRef<'a, Node> {
+    fn text_of(self) -> Option<&'a str> {
+        match self.value() {
+            Node::Text(t) => Some(&**t),
+            _ => None,
+        }
+    }
+    fn element_name(self) -> Option<&'a str> {
+        self.value().as_element().map(|e| e.name())
+    }
+    fn attr_of(self, name: &str) -> Option<&'a str> {
+        self.value().as_element().and_then(|e| e.attr(name))
+    }
+    fn child_nodes(self) -> impl Iterator<Item = Self> {
+        self.children()
+    }
+    fn subtree(self) -> impl Iterator<Item = Self> {
+        self.descendants()
+    }
+}
+
 /// What a body yields.
 #[derive(Debug, Default)]
 pub(crate) struct BodyOut {
@@ -180,23 +242,23 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn visit_children(&mut self, node: NodeRef<'_>, style: Style, depth: usize) {
+    fn visit_children<'n, N: HtmlNode<'n>>(&mut self, node: N, style: Style, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
-        for child in node.children() {
+        for child in node.child_nodes() {
             self.visit(child, style, depth + 1);
         }
     }
 
-    fn visit(&mut self, node: NodeRef<'_>, style: Style, depth: usize) {
-        match node.value() {
-            Node::Text(t) => self.emit(t, style),
-            Node::Element(e) => {
-                let Some(el) = ElementRef::wrap(node) else {
-                    return;
-                };
-                let name = e.name();
+    fn visit<'n, N: HtmlNode<'n>>(&mut self, node: N, style: Style, depth: usize) {
+        if let Some(t) = node.text_of() {
+            self.emit(t, style);
+            return;
+        }
+        match node.element_name() {
+            Some(name) => {
+                let (e, el) = (node, node);
                 if matches!(
                     name,
                     "script" | "style" | "textarea" | "input" | "button" | "select"
@@ -207,35 +269,42 @@ impl<'a> Walker<'a> {
                     self.newline();
                     return;
                 }
-                if e.attr("style").is_some_and(|s| RE_DISPLAY_NONE.is_match(s)) {
-                    return;
-                }
-                if name == "font" && has_class(e, "jammer") {
-                    return;
-                }
-                if name == "div"
-                    && (has_class(e, "tip") || has_class(e, "attach_tips") || has_class(e, "a_pr"))
+                if e.attr_of("style")
+                    .is_some_and(|s| RE_DISPLAY_NONE.is_match(s))
                 {
                     return;
                 }
-                if name == "em" && e.attr("onclick").is_some_and(|o| o.contains("copycode")) {
+                if name == "font" && e.has_class_name("jammer") {
                     return;
                 }
-                if name == "div" && (has_class(e, "quote") || has_class(e, "reply_wrap")) {
+                if name == "div"
+                    && (e.has_class_name("tip")
+                        || e.has_class_name("attach_tips")
+                        || e.has_class_name("a_pr"))
+                {
+                    return;
+                }
+                if name == "em" && e.attr_of("onclick").is_some_and(|o| o.contains("copycode")) {
+                    return;
+                }
+                if name == "div" && (e.has_class_name("quote") || e.has_class_name("reply_wrap")) {
                     if self.quote.is_none() {
                         self.quote = self.parse_quote(el);
                     }
                     self.newline();
                     return;
                 }
-                if name == "blockquote" && self.quote.is_none() && has_class(e, "quote") {
+                if name == "blockquote" && self.quote.is_none() && e.has_class_name("quote") {
                     self.quote = self.parse_quote(el);
                     self.newline();
                     return;
                 }
-                if name == "i" && has_class(e, "pstatus") && !self.seen_text && self.edit.is_none()
+                if name == "i"
+                    && e.has_class_name("pstatus")
+                    && !self.seen_text
+                    && self.edit.is_none()
                 {
-                    let t = node_text(el);
+                    let t = el.normalized_text();
                     if let Some(edit) = parse_edit_notice(&t, self.opts.tz) {
                         self.edit = Some(edit.0);
                         return;
@@ -248,27 +317,28 @@ impl<'a> Walker<'a> {
                     self.quote = Some(q);
                     return;
                 }
-                if name == "div" && has_class(e, "locked") {
-                    let t = node_text(el);
+                if name == "div" && e.has_class_name("locked") {
+                    let t = el.normalized_text();
                     if !t.contains("只有管理员或有管理权限的成员可见") {
                         self.lock.get_or_insert(lock_kind_from_text(&t));
                     }
                     self.newline();
                     return;
                 }
-                if name == "span" && has_class(e, "xg1") && node_text(el) == "待审核" {
+                if name == "span" && e.has_class_name("xg1") && el.normalized_text() == "待审核"
+                {
                     self.lock.get_or_insert(LockKind::Pending);
                     return;
                 }
-                if name == "h4" && node_text(el) == "本帖隐藏的内容" {
+                if name == "h4" && el.normalized_text() == "本帖隐藏的内容" {
                     return;
                 }
                 let mut st = style;
-                if let Some(c) = element_color(e) {
+                if let Some(c) = element_color(name, e) {
                     st.red = is_red_color(&c);
                 }
                 if self.opts.judge_size
-                    && let Some(large) = element_large(e)
+                    && let Some(large) = element_large(name, e)
                 {
                     st.large = large;
                 }
@@ -304,28 +374,28 @@ impl<'a> Walker<'a> {
                     self.text.push(' ');
                 }
             }
-            _ => self.visit_children(node, style, depth),
+            None => self.visit_children(node, style, depth),
         }
     }
 
-    fn parse_quote(&self, el: ElementRef) -> Option<QuoteRef> {
+    fn parse_quote<'n, N: HtmlNode<'n>>(&self, el: N) -> Option<QuoteRef> {
         let mut q = QuoteRef::default();
-        for d in el.descendants() {
-            let Some(e) = d.value().as_element() else {
+        for d in el.subtree() {
+            let Some(name) = d.element_name() else {
                 continue;
             };
-            if e.name() == "a"
+            if name == "a"
                 && q.pid.is_none()
-                && let Some(h) = e.attr("href")
+                && let Some(h) = d.attr_of("href")
                 && (h.contains("findpost") || h.contains("pid="))
             {
                 q.pid = pid_from_href(h);
             }
-            if e.name() == "font" && q.author.is_none() && q.time.is_none() {
-                let grey = e
-                    .attr("color")
+            if name == "font" && q.author.is_none() && q.time.is_none() {
+                let grey = d
+                    .attr_of("color")
                     .is_some_and(|c| c.trim().eq_ignore_ascii_case("#999999"));
-                let t = ElementRef::wrap(d).map(node_text).unwrap_or_default();
+                let t = d.normalized_text();
                 if (grey || t.contains("发表于"))
                     && let Some((a, time)) = parse_quote_header(&t, self.opts.tz)
                 {
@@ -338,7 +408,7 @@ impl<'a> Walker<'a> {
         }
         if q.author.is_none() && q.time.is_none() {
             // Header without the grey font: first line of the quote text.
-            let full: String = el.text().collect();
+            let full: String = el.raw_text();
             if let Some(first) = full.lines().map(str::trim).find(|l| !l.is_empty())
                 && let Some((a, time)) = parse_quote_header(first, self.opts.tz)
                 && !a.is_empty()
@@ -356,33 +426,31 @@ impl<'a> Walker<'a> {
     }
 
     /// `<strong>回复 <a href="…findpost…pid=P…">7#</a> <i>张三</i> </strong>`.
-    fn parse_legacy_reply(&self, el: ElementRef) -> Option<QuoteRef> {
-        let t = node_text(el);
+    fn parse_legacy_reply<'n, N: HtmlNode<'n>>(&self, el: N) -> Option<QuoteRef> {
+        let t = el.normalized_text();
         if !t.starts_with("回复") {
             return None;
         }
         let mut q = QuoteRef::default();
         let mut has_link = false;
-        for d in el.descendants() {
-            let Some(e) = d.value().as_element() else {
+        for d in el.subtree() {
+            let Some(name) = d.element_name() else {
                 continue;
             };
-            let Some(er) = ElementRef::wrap(d) else {
-                continue;
-            };
-            match e.name() {
+            let er = d;
+            match name {
                 "a" => {
                     has_link = true;
-                    if let Some(h) = e.attr("href") {
+                    if let Some(h) = d.attr_of("href") {
                         q.pid = q.pid.or_else(|| pid_from_href(h));
                     }
-                    let at = node_text(er);
+                    let at = er.normalized_text();
                     if let Some(c) = RE_LEGACY_FLOOR.captures(&at) {
                         q.floor = c[1].parse().ok();
                     }
                 }
                 "i" => {
-                    let name = node_text(er);
+                    let name = er.normalized_text();
                     if !name.is_empty() {
                         q.author = Some(name);
                     }
@@ -471,7 +539,7 @@ pub(crate) fn lock_kind_from_text(t: &str) -> LockKind {
     }
 }
 
-pub(crate) fn extract(root: NodeRef<'_>, opts: &BodyOpts) -> BodyOut {
+pub(crate) fn extract<'n, N: HtmlNode<'n>>(root: N, opts: &BodyOpts) -> BodyOut {
     let mut w = Walker::new(opts);
     w.visit_children(root, Style::default(), 0);
     w.finish()
@@ -506,28 +574,28 @@ static RE_STYLE_COLOR: LazyLock<Regex> =
 static RE_STYLE_SIZE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)font-size\s*:\s*([^;]+)").unwrap());
 
-fn element_color(e: &scraper::node::Element) -> Option<String> {
-    if let Some(s) = e.attr("style")
+fn element_color<'n, N: HtmlNode<'n>>(name: &str, e: N) -> Option<String> {
+    if let Some(s) = e.attr_of("style")
         && let Some(c) = RE_STYLE_COLOR.captures(s)
     {
         return Some(c[1].trim().to_string());
     }
-    if e.name() == "font"
-        && let Some(c) = e.attr("color")
+    if name == "font"
+        && let Some(c) = e.attr_of("color")
     {
         return Some(c.to_string());
     }
     None
 }
 
-fn element_large(e: &scraper::node::Element) -> Option<bool> {
-    if let Some(s) = e.attr("style")
+fn element_large<'n, N: HtmlNode<'n>>(name: &str, e: N) -> Option<bool> {
+    if let Some(s) = e.attr_of("style")
         && let Some(c) = RE_STYLE_SIZE.captures(s)
     {
         return Some(is_large_size(c[1].trim()));
     }
-    if e.name() == "font"
-        && let Some(s) = e.attr("size")
+    if name == "font"
+        && let Some(s) = e.attr_of("size")
     {
         return Some(is_large_size(s));
     }

@@ -93,7 +93,8 @@ static RE_DATETIME_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 /// Class names customised templates use to hide an element (the CSS says display:none).
-const HIDDEN_CLASSES: &[&str] = &["display_none", "dnone", "none", "hide", "hidden", "yc"];
+pub(crate) const HIDDEN_CLASSES: &[&str] =
+    &["display_none", "dnone", "none", "hide", "hidden", "yc"];
 
 /// The stock/common custom floor names (MARKUP §4.2): index = floor.
 const STOCK_FLOOR_NAMES: &[&str] = &["", "楼主", "沙发", "板凳", "地板", "地下室"];
@@ -109,7 +110,7 @@ fn src(ctx: &ParseContext) -> String {
     ctx.source.clone()
 }
 
-fn uid_from_href(h: &str) -> Option<u64> {
+pub(crate) fn uid_from_href(h: &str) -> Option<u64> {
     let h = h.replace("&amp;", "&");
     RE_UID
         .captures(&h)
@@ -167,6 +168,38 @@ pub fn parse_html_with_warnings(
     {
         return Err(PageError::AntiScrape { origin: src(ctx) });
     }
+    if let Some(p) = super::lite::parse(trimmed, closed, ctx, floor_names) {
+        return Ok(p);
+    }
+    parse_html_tree(trimmed, closed, ctx, floor_names)
+}
+
+/// Both readings of a PC page, for the fast path's tests: the fast path's (`None` when it
+/// declines) and the html5ever path's.
+#[cfg(test)]
+pub(crate) fn both_paths(
+    bytes: &[u8],
+    ctx: &ParseContext,
+    floor_names: &[String],
+) -> (Option<Parsed>, Result<Parsed, PageError>) {
+    let text = decode(bytes, ctx.charset, None);
+    let trimmed = text.trim_start_matches('\u{feff}').trim();
+    let lower_tail = tail(trimmed, 4096).to_ascii_lowercase();
+    let closed = lower_tail.contains("</html>") || lower_tail.contains("</body>");
+    (
+        super::lite::parse(trimmed, closed, ctx, floor_names),
+        parse_html_tree(trimmed, closed, ctx, floor_names),
+    )
+}
+
+/// The html5ever path of [`parse_html_with_warnings`] (the reference the fast path in
+/// [`super::lite`] is checked against), after the checks on the raw text.
+pub(crate) fn parse_html_tree(
+    trimmed: &str,
+    closed: bool,
+    ctx: &ParseContext,
+    floor_names: &[String],
+) -> Result<Parsed, PageError> {
     let doc = Html::parse_document(trimmed);
     let Some(postlist) = doc.select(&S_POSTLIST).next() else {
         return Err(classify_non_thread(&doc, trimmed, closed, ctx));
@@ -398,6 +431,12 @@ fn author_text(a: ElementRef) -> String {
     }
     let mut s = String::new();
     walk(*a, &mut s, true);
+    strip_author_label(&s)
+}
+
+/// An author link's visible text: whitespace runs joined, a leading `作者：`-like label
+/// dropped.
+pub(crate) fn strip_author_label(s: &str) -> String {
     let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     for label in ["作者", "楼主", "发帖人", "发表人", "用户名", "会员"] {
         if let Some(rest) = s.strip_prefix(label)
@@ -407,6 +446,26 @@ fn author_text(a: ElementRef) -> String {
         }
     }
     s
+}
+
+/// The first number in `s` (as the floor and pager fallbacks read it).
+pub(crate) fn first_number(s: &str) -> Option<u32> {
+    RE_DIGITS.captures(s).and_then(|c| c[1].parse().ok())
+}
+
+/// The viewer's uid from the header script (`discuz_uid = '…'`).
+pub(crate) fn viewer_uid(text: &str) -> Option<u64> {
+    RE_DISCUZ_UID.captures(text).and_then(|c| c[1].parse().ok())
+}
+
+/// The thread id from the page script (`tid = parseInt('…')`).
+pub(crate) fn tid_from_script(text: &str) -> Option<u64> {
+    RE_TID_SCRIPT.captures(text).and_then(|c| c[1].parse().ok())
+}
+
+/// `post_N`: the id of a post container in `#postlist`.
+pub(crate) fn is_post_container_id(id: &str) -> bool {
+    RE_POST_ID.is_match(id)
 }
 
 fn tid_from_links(doc: &Html) -> Option<u64> {
@@ -747,7 +806,7 @@ fn parse_post(
     })
 }
 
-fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
+pub(crate) fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
     let l = label.trim();
     if l.is_empty() {
         return None;
@@ -784,7 +843,7 @@ fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
 /// A pinned/推荐 entry whose slot is the post's only appearance is not a duplicate
 /// (MARKUP §4.3: a pid never appears twice on a page): when the thread has one page, or
 /// when its floor fills a gap among this page's numbered posts.
-fn keep_only_copies(posts: &mut [PagePost], total_pages: u32) {
+pub(crate) fn keep_only_copies(posts: &mut [PagePost], total_pages: u32) {
     let normal: Vec<u32> = posts
         .iter()
         .filter(|p| !p.duplicate)
@@ -805,7 +864,7 @@ fn keep_only_copies(posts: &mut [PagePost], total_pages: u32) {
 
 /// Fill floors the labels did not give: a named floor the lists do not know follows the
 /// previous known floor; a single 推荐 entry takes the single gap in page 1's sequence.
-fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bool) {
+pub(crate) fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bool) {
     if author_filtered {
         return;
     }

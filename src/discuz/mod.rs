@@ -14,6 +14,7 @@ mod api;
 mod body;
 mod dtime;
 mod html;
+mod lite;
 
 use crate::config::Charset;
 use crate::model::{ThreadPage, Timestamp};

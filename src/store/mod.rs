@@ -212,14 +212,21 @@ impl std::fmt::Debug for Store {
 
 /// The content hash of a revision (see the module docs for what it covers).
 pub fn content_hash(text: &str, red: &str, edit: Option<&EditNotice>) -> String {
-    fn norm(s: &str) -> String {
-        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    /// The words of `s` joined by single spaces (whitespace runs collapsed), hashed
+    /// without building the joined string.
+    fn norm(h: &mut Context, s: &str) {
+        for (i, w) in s.split_whitespace().enumerate() {
+            if i > 0 {
+                h.update(b" ");
+            }
+            h.update(w.as_bytes());
+        }
     }
     let mut h = Context::new(&SHA256);
     h.update(b"bansha-rev-1\0");
-    h.update(norm(text).as_bytes());
+    norm(&mut h, text);
     h.update(b"\0");
-    h.update(norm(red).as_bytes());
+    norm(&mut h, red);
     h.update(b"\0");
     if let Some(e) = edit {
         h.update(e.editor.as_bytes());
@@ -228,10 +235,12 @@ pub fn content_hash(text: &str, red: &str, edit: Option<&EditNotice>) -> String 
             h.update(t.to_string().as_bytes());
         }
     }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let out = h.finish();
     let mut s = String::with_capacity(64);
-    for b in out.as_ref() {
-        s.push_str(&format!("{b:02x}"));
+    for &b in out.as_ref() {
+        s.push(HEX[(b >> 4) as usize] as char);
+        s.push(HEX[(b & 15) as usize] as char);
     }
     s
 }
@@ -667,21 +676,22 @@ impl Store {
         page: &ThreadPage,
         info: &FetchInfo,
     ) -> Result<PageChanges, StoreError> {
-        if page.tid == 0 {
-            return Err(StoreError::Invalid {
-                db: self.db.clone(),
-                what: format!("{}: the page has no thread id", info.source),
-            });
-        }
-        let db = self.db.clone();
-        let sq = |source| StoreError::Sqlite {
+        let mut batch = self.batch()?;
+        let changes = batch.store_page(forum, page, info)?;
+        batch.commit()?;
+        Ok(changes)
+    }
+
+    /// One writer transaction for several pages ([`PageBatch::store_page`] each, then
+    /// [`PageBatch::commit`]): what an import of many files uses, so that a commit is paid
+    /// per batch, not per page. Dropped without a commit, it stores none of them.
+    pub fn batch(&mut self) -> Result<PageBatch<'_>, StoreError> {
+        let Store { conn, db } = self;
+        let tx = conn.transaction().map_err(|source| StoreError::Sqlite {
             db: db.clone(),
             source,
-        };
-        let tx = self.conn.transaction().map_err(sq)?;
-        let changes = store_page_tx(&tx, forum, page, info).map_err(sq)?;
-        tx.commit().map_err(sq)?;
-        Ok(changes)
+        })?;
+        Ok(PageBatch { tx, db, pages: 0 })
     }
 
     /// Record a failed fetch (outcome text) in the fetch log; never touches posts.
@@ -1039,6 +1049,54 @@ impl Store {
     }
 }
 
+/// Pages stored in one transaction (see [`Store::batch`]).
+pub struct PageBatch<'a> {
+    tx: Transaction<'a>,
+    db: &'a str,
+    pages: usize,
+}
+
+impl PageBatch<'_> {
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            db: self.db.to_string(),
+            source,
+        }
+    }
+
+    /// Store one parsed page in this batch (all of it or, on an error, none of the batch).
+    pub fn store_page(
+        &mut self,
+        forum: &str,
+        page: &ThreadPage,
+        info: &FetchInfo,
+    ) -> Result<PageChanges, StoreError> {
+        if page.tid == 0 {
+            return Err(StoreError::Invalid {
+                db: self.db.to_string(),
+                what: format!("{}: the page has no thread id", info.source),
+            });
+        }
+        let changes = store_page_tx(&self.tx, forum, page, info).map_err(|e| self.err(e))?;
+        self.pages += 1;
+        Ok(changes)
+    }
+
+    /// Pages stored in this batch so far.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// Make the batch's pages durable (all of them or none).
+    pub fn commit(self) -> Result<(), StoreError> {
+        let db = self.db;
+        self.tx.commit().map_err(|source| StoreError::Sqlite {
+            db: db.to_string(),
+            source,
+        })
+    }
+}
+
 fn store_page_tx(
     tx: &Transaction<'_>,
     forum: &str,
@@ -1129,23 +1187,23 @@ fn store_page_tx(
         }
     }
 
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO fetch_log (forum, tid, source, kind, page, fetched_at, outcome, posts_seen,
                                 new_posts, changed, missing)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ok', ?7, ?8, ?9, ?10)",
-        params![
-            forum,
-            tid,
-            src,
-            info.kind.as_str(),
-            page.page,
-            at,
-            seen.len() as i64,
-            ch.new_posts.len() as i64,
-            ch.changed.len() as i64,
-            ch.missing.len() as i64
-        ],
-    )?;
+    )?
+    .execute(params![
+        forum,
+        tid,
+        src,
+        info.kind.as_str(),
+        page.page,
+        at,
+        seen.len() as i64,
+        ch.new_posts.len() as i64,
+        ch.changed.len() as i64,
+        ch.missing.len() as i64
+    ])?;
     Ok(ch)
 }
 
@@ -1156,36 +1214,33 @@ fn upsert_thread(
     at: Timestamp,
 ) -> rusqlite::Result<()> {
     let tid = i(page.tid);
-    tx.execute(
-        "INSERT OR IGNORE INTO threads (forum, tid) VALUES (?1, ?2)",
-        params![forum, tid],
-    )?;
-    let stored_title: String = tx.query_row(
-        "SELECT title FROM threads WHERE forum = ?1 AND tid = ?2",
-        params![forum, tid],
-        |r| r.get(0),
-    )?;
-    if !page.title.trim().is_empty() && decoding_error_of(&page.title, &stored_title).is_none() {
-        tx.execute(
-            "UPDATE threads SET title = ?3 WHERE forum = ?1 AND tid = ?2",
-            params![forum, tid, page.title],
-        )?;
+    tx.prepare_cached("INSERT OR IGNORE INTO threads (forum, tid) VALUES (?1, ?2)")?
+        .execute(params![forum, tid])?;
+    let stored_title: String = tx
+        .prepare_cached("SELECT title FROM threads WHERE forum = ?1 AND tid = ?2")?
+        .query_row(params![forum, tid], |r| r.get(0))?;
+    if !page.title.trim().is_empty()
+        && page.title != stored_title
+        && decoding_error_of(&page.title, &stored_title).is_none()
+    {
+        tx.prepare_cached("UPDATE threads SET title = ?3 WHERE forum = ?1 AND tid = ?2")?
+            .execute(params![forum, tid, page.title])?;
     }
     if !page.author_filtered {
         // The pager's page count is the latest truth; the last page seen never exceeds it.
         let total = page.total_pages.max(1);
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE threads SET total_pages = ?3,
                  last_page_seen = MIN(MAX(last_page_seen, ?4), ?3)
              WHERE forum = ?1 AND tid = ?2",
-            params![forum, tid, total, page.page],
-        )?;
+        )?
+        .execute(params![forum, tid, total, page.page])?;
     }
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE threads SET last_fetched_at = MAX(COALESCE(last_fetched_at, ?3), ?3)
          WHERE forum = ?1 AND tid = ?2",
-        params![forum, tid, at],
-    )?;
+    )?
+    .execute(params![forum, tid, at])?;
     Ok(())
 }
 
