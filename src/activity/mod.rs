@@ -1250,6 +1250,31 @@ mod tests {
         assert_eq!(e, "g.toml: day 3 is not in the config");
     }
 
+    /// A day with `closes` but no `opens` is proposed from the days before it, never from
+    /// its own half-set times (cargo-mutants: `d.number < day` read as `<=`).
+    #[test]
+    fn a_day_with_only_closes_is_proposed_from_the_day_before() {
+        let cfg = Config::from_str(
+            std::path::Path::new("g.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n\
+             [[day]]\nnumber = 1\nopens = \"2026-03-04 09:00\"\ncloses = \"2026-03-05 21:00\"\n\
+             [[day]]\nnumber = 2\ncloses = \"2026-03-20 21:00\"\n",
+        )
+        .unwrap();
+        let rules = ActivityRules {
+            day_length: 2,
+            weekend_adds_day: true,
+            opens_at: "09:00".into(),
+            closes_at: "21:00".into(),
+            ..Default::default()
+        };
+        let e = day_window(&cfg, &rules, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("opens = \"2026-03-06 09:00\", closes = \"2026-03-08 21:00\""),
+            "{e}"
+        );
+    }
+
     #[test]
     fn taciturn_counts_punctuation_and_smilies() {
         assert_eq!(taciturn_chars("好。", "好。"), 2);
