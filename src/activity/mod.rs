@@ -1214,6 +1214,23 @@ mod tests {
         assert_eq!(parse_request(""), None);
     }
 
+    /// Each negation word on its own cancels a request (cargo-mutants: one `||` of the
+    /// negation chain read as `&&`).
+    #[test]
+    fn every_negation_word_on_its_own_cancels_a_request() {
+        for t in [
+            "不申请加速",
+            "别申请加速",
+            "反对申请加速",
+            "取消申请加速",
+            "撤回申请延时",
+            "没申请延时",
+        ] {
+            assert_eq!(parse_request(t), None, "{t}");
+        }
+        assert_eq!(parse_request("取消申请加速，申请延时"), Some(RequestKind::Delay));
+    }
+
     #[test]
     fn ballot_reasons() {
         assert!(has_ballot_reason("投票对象：乙\n投票理由：狼"));
