@@ -1228,7 +1228,10 @@ mod tests {
         ] {
             assert_eq!(parse_request(t), None, "{t}");
         }
-        assert_eq!(parse_request("取消申请加速，申请延时"), Some(RequestKind::Delay));
+        assert_eq!(
+            parse_request("取消申请加速，申请延时"),
+            Some(RequestKind::Delay)
+        );
     }
 
     #[test]
