@@ -93,6 +93,8 @@ struct Expect {
     accelerate_requests: Option<usize>,
     delay_requests: Option<usize>,
     living: Option<usize>,
+    /// Words the 加速 decision's explanation must contain (what the director reads).
+    explanation_contains: Option<String>,
     /// Names that must not appear in the report.
     #[serde(default)]
     absent: Vec<String>,
@@ -364,6 +366,14 @@ fn run(file: &Path) -> Result<(), String> {
         ex.living.map(|b| b.to_string()),
         r.accel.living.to_string(),
     );
+    if let Some(w) = &ex.explanation_contains
+        && !r.accel.explanation.contains(w.as_str())
+    {
+        errs.push(format!(
+            "explanation: want it to contain {w}, got {}",
+            r.accel.explanation
+        ));
+    }
     for a in &ex.absent {
         if r.players.iter().any(|p| &p.name == a) {
             errs.push(format!("{a} should not be in the report"));

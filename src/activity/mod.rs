@@ -1214,6 +1214,26 @@ mod tests {
         assert_eq!(parse_request(""), None);
     }
 
+    /// Each negation word on its own cancels a request (cargo-mutants: one `||` of the
+    /// negation chain read as `&&`).
+    #[test]
+    fn every_negation_word_on_its_own_cancels_a_request() {
+        for t in [
+            "不申请加速",
+            "别申请加速",
+            "反对申请加速",
+            "取消申请加速",
+            "撤回申请延时",
+            "没申请延时",
+        ] {
+            assert_eq!(parse_request(t), None, "{t}");
+        }
+        assert_eq!(
+            parse_request("取消申请加速，申请延时"),
+            Some(RequestKind::Delay)
+        );
+    }
+
     #[test]
     fn ballot_reasons() {
         assert!(has_ballot_reason("投票对象：乙\n投票理由：狼"));
@@ -1248,6 +1268,31 @@ mod tests {
         );
         let e = day_window(&cfg, &rules, 3).unwrap_err().to_string();
         assert_eq!(e, "g.toml: day 3 is not in the config");
+    }
+
+    /// A day with `closes` but no `opens` is proposed from the days before it, never from
+    /// its own half-set times (cargo-mutants: `d.number < day` read as `<=`).
+    #[test]
+    fn a_day_with_only_closes_is_proposed_from_the_day_before() {
+        let cfg = Config::from_str(
+            std::path::Path::new("g.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n\
+             [[day]]\nnumber = 1\nopens = \"2026-03-04 09:00\"\ncloses = \"2026-03-05 21:00\"\n\
+             [[day]]\nnumber = 2\ncloses = \"2026-03-20 21:00\"\n",
+        )
+        .unwrap();
+        let rules = ActivityRules {
+            day_length: 2,
+            weekend_adds_day: true,
+            opens_at: "09:00".into(),
+            closes_at: "21:00".into(),
+            ..Default::default()
+        };
+        let e = day_window(&cfg, &rules, 2).unwrap_err().to_string();
+        assert!(
+            e.contains("opens = \"2026-03-06 09:00\", closes = \"2026-03-08 21:00\""),
+            "{e}"
+        );
     }
 
     #[test]
