@@ -1365,10 +1365,17 @@ impl<'a> Ctx<'a> {
             if self.st.camps_lost.contains(&camp.name) {
                 continue;
             }
+            // `every_camp_lose` is for camps whose members are judged together: an individual
+            // camp (独立阵营「各自判定」) is no team, each member loses alone.
+            let every: &[Condition] = if self.rules.individual_camps.contains(&camp.name) {
+                &[]
+            } else {
+                &self.rules.every_camp_lose
+            };
             if let Some(c) = camp
                 .lose
                 .iter()
-                .chain(&self.rules.every_camp_lose)
+                .chain(every)
                 .find(|c| holds(self.rules, &self.st, &camp.name, c))
             {
                 let clause = c.clause().to_string();
