@@ -278,6 +278,18 @@ pub enum Event {
         winner: String,
         at: LocalTime,
     },
+    /// The director's answer to a prompt a red card raised (the 殉职 of a 警长 who follows
+    /// the red-carded player by 殉情): `card` is the ledger card's id (for a red merged from
+    /// 3 黄, the third 黄's), `actor`/`skill`/`targets`/`choice` as in an actions file.
+    Answer {
+        card: i64,
+        actor: String,
+        skill: String,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default)]
+        choice: Option<String>,
+    },
 }
 
 impl Event {
@@ -292,6 +304,11 @@ impl Event {
             | Event::VoteWeight { player, .. } => vec![player],
             Event::ProxyVote { voter, target, .. } if target == "弃权" => vec![voter],
             Event::ProxyVote { voter, target, .. } => vec![voter, target],
+            Event::Answer { actor, targets, .. } => {
+                let mut v = vec![actor.as_str()];
+                v.extend(targets.iter().map(String::as_str));
+                v
+            }
             Event::Accelerate { .. }
             | Event::Delay { .. }
             | Event::Lose { .. }

@@ -478,3 +478,120 @@ fn lingzu_a_red_card_is_idle_and_the_hunter_never_shoots() {
         .collect();
     assert_eq!(deaths, vec!["子"], "{j}");
 }
+
+/// 075: the lover of a red-carded player is the 警长 and goes out by 殉情. He is not
+/// red-carded, so his <殉职> is his own choice (「殉职<强制> —— 警长出局时，须选择一名未出局
+/// 角色移交警长。」): the director records it as `[[event]] kind = "answer"` keyed to the card
+/// and the badge goes where he says. Without an answer the rule file's reading applies: drawn
+/// with the card's recorded seed, as for a 警长 who does not contact the director in time
+/// (「…关门十分钟内仍未与导演取得联系，…警长<殉职>对象随机决定。」), and said so.
+#[test]
+fn a_lover_sheriff_following_a_red_card_passes_the_badge_by_answer_or_by_draw() {
+    let events = "[[event]]\nkind = \"sheriff\"\nplayer = \"民2\"\nat = \"2026-03-03 21:00\"\n";
+    let g = Game::new(
+        "075-lover-sheriff",
+        "rules/075-zhifou.toml",
+        SEATS_075,
+        events,
+    );
+    assert_eq!(g.night(0, N0).0, 0);
+    votes(&g, SEATS_075, 2, &[]);
+    g.card("民1", "red", "2026-03-04 15:00");
+
+    // No answer: drawn from the card's seed, the same on every replay, and noted.
+    let st = g.state_json(None);
+    assert_eq!(player(&st, "民1")["out"]["cause"], "红牌", "{st}");
+    assert_eq!(player(&st, "民2")["out"]["cause"], "殉情", "{st}");
+    let drawn = st["sheriff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the badge was not passed: {st}"))
+        .to_string();
+    assert!(drawn != "民1" && drawn != "民2", "{drawn}");
+    assert_eq!(player(&st, &drawn)["alive"], true);
+    assert_eq!(g.state_json(None)["sheriff"], drawn.as_str());
+    let text = g.state("text", None);
+    assert!(text.contains("民2 的<殉职>未记录"), "{text}");
+    assert!(text.contains("随机决定"), "{text}");
+
+    // The director's answer, keyed to the card: the badge goes to the one named.
+    let cards = g.json(&["cards"]);
+    let id = cards["cards"][0]["id"].as_i64().unwrap();
+    let chosen = if drawn == "预言" {
+        "女巫"
+    } else {
+        "预言"
+    };
+    let mut cfg = std::fs::read_to_string(g.cfg()).unwrap();
+    cfg.push_str(&format!(
+        "[[event]]\nkind = \"answer\"\ncard = {id}\nactor = \"民2\"\nskill = \"殉职\"\ntargets = [\"{chosen}\"]\n"
+    ));
+    std::fs::write(g.cfg(), &cfg).unwrap();
+    let st = g.state_json(None);
+    assert_eq!(st["sheriff"], chosen, "{st}");
+    let text = g.state("text", None);
+    assert!(!text.contains("民2 的<殉职>未记录"), "{text}");
+    // The roster the tally reads follows the same badge.
+    assert_eq!(player(&st, "民2")["alive"], false);
+
+    // An answer naming a player already out is refused with the reason (exit 2).
+    let bad = cfg.replace(&format!("targets = [\"{chosen}\"]"), "targets = [\"民1\"]");
+    std::fs::write(g.cfg(), &bad).unwrap();
+    let (code, _, err) = bansha(&["state", "--config", &g.cfg()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("red card") && err.contains("须选择一名未出局角色移交警长"),
+        "{err}"
+    );
+}
+
+const SEATS_HUANGQUAN: &[(&str, &str)] = &[
+    ("将", "大将军"),
+    ("军师", "妙算军师"),
+    ("战将", "摧坚战将"),
+    ("精锐", "奇袭精锐"),
+    ("祭司", "巫蛊祭司"),
+    ("太子", "东宫太子"),
+    ("密探", "大内密探"),
+    ("太医", "妙手太医"),
+    ("侍卫", "御前侍卫"),
+    ("锦衣", "锦衣卫"),
+    ("仙", "南华老仙"),
+];
+
+/// 皇权争霸: 「同一阵营的角色累计获得两张或以上红牌时，阵营判负。」 Two reds in 霸道阵营 lose it;
+/// its specials go out (判负), among them the 警长 战将, who is not red-carded and so chooses
+/// his successor (「殉职【强制】—— 警长并非因红牌罚下而出局后，须选择一名未出局的角色来继任
+/// 警长。」): without the director's answer the badge is drawn with the card's seed and noted.
+#[test]
+fn huangquan_two_reds_lose_the_camp_and_its_sheriff_passes_the_badge() {
+    let events = "[[event]]\nkind = \"sheriff\"\nplayer = \"战将\"\nat = \"2026-03-03 21:00\"\n";
+    let g = Game::new(
+        "hq-two-reds",
+        "rules/huangquan.toml",
+        SEATS_HUANGQUAN,
+        events,
+    );
+    votes(&g, SEATS_HUANGQUAN, 2, &[]);
+    g.card("军师", "red", "2026-03-04 11:00");
+    let st = g.state_json(None);
+    assert_eq!(st["game_over"], false, "{st}");
+    assert_eq!(player(&st, "将")["alive"], true, "{st}");
+    g.card("精锐", "red", "2026-03-04 12:00");
+    let st = g.state_json(None);
+    assert!(
+        st["camps_lost"]
+            .as_array()
+            .unwrap()
+            .contains(&"霸道阵营".into()),
+        "{st}"
+    );
+    for n in ["将", "战将", "祭司"] {
+        assert_eq!(player(&st, n)["out"]["cause"], "判负", "{n}: {st}");
+    }
+    let s = st["sheriff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the badge was not passed: {st}"));
+    assert_eq!(player(&st, s)["alive"], true, "{st}");
+    let text = g.state("text", None);
+    assert!(text.contains("战将 的<殉职>未记录"), "{text}");
+}

@@ -510,6 +510,7 @@ mod tests {
             Event::ProxyVote { .. } => "proxy-vote",
             Event::Lose { .. } => "lose",
             Event::GameOver { .. } => "game-over",
+            Event::Answer { .. } => "answer",
         }
     }
 

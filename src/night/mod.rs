@@ -384,7 +384,64 @@ fn apply_red_card(
         red_card_seed(cfg, r.card),
     );
     input.records = records;
-    run_input(rules, st, input)
+    // The director's answers keyed to this card (`[[event]] kind = "answer"`).
+    input.actions = cfg
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Answer {
+                card,
+                actor,
+                skill,
+                targets,
+                choice,
+            } if *card == r.card => Some(Action {
+                actor: actor.clone(),
+                skill: skill.clone(),
+                targets: targets.clone(),
+                choice: choice.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    let mut defaulted: Vec<String> = Vec::new();
+    loop {
+        input.on_prompt = OnPrompt::Ask;
+        match bansha_engine::resolve(rules, st, &input) {
+            Ok(Resolution::Done(mut o)) => {
+                let reading = rules.red_card_unanswered.as_ref();
+                for who in &defaulted {
+                    o.log.push(bansha_engine::resolve::LogEntry {
+                        step: "红牌".into(),
+                        text: format!(
+                            "{who} 的<殉职>未记录（[[event]] kind = \"answer\" card = {}），随机决定",
+                            r.card
+                        ),
+                        clause: reading.map(|x| x.clause.clone()).unwrap_or_default(),
+                    });
+                }
+                *st = o.state.clone();
+                return Ok(Some(o));
+            }
+            // A badge hand-off nobody answered: the rule file's reading draws it (seeded).
+            Ok(Resolution::NeedInput { prompt, .. })
+                if rules.red_card_unanswered.is_some()
+                    && rules.sheriff_skills.contains(&prompt.skill)
+                    && !defaulted.contains(&prompt.player) =>
+            {
+                defaulted.push(prompt.player.clone());
+                input.actions.push(Action {
+                    actor: prompt.player.clone(),
+                    skill: prompt.skill.clone(),
+                    targets: Vec::new(),
+                    choice: Some("随机".into()),
+                });
+            }
+            Ok(Resolution::NeedInput { .. }) => return run_input(rules, st, input),
+            Err(Rejected::GameOver(_)) => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
 }
 
 /// The seed recorded for a red card's draws.

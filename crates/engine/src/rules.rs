@@ -102,6 +102,27 @@ pub struct EngineRules {
     /// Loss conditions every camp has, checked with the camp's own (075: two 红牌 in one camp).
     #[serde(default)]
     pub every_camp_lose: Vec<Condition>,
+    /// What a badge skill (殉职) nobody answered does when the 警长 goes out because of a red
+    /// card without being red-carded (the lover's 殉情, a camp's 判负): the rule file's reading.
+    #[serde(default)]
+    pub red_card_unanswered: Option<RedCardUnanswered>,
+}
+
+/// The rule file's reading for a badge hand-off a red card caused and the director did not
+/// answer (075/皇权争霸: drawn, as for a 警长 who does not contact the director in time).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedCardUnanswered {
+    pub badge: UnansweredBadge,
+    /// The reading (解读…) and the clause it follows.
+    pub clause: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnansweredBadge {
+    /// A seeded draw among the players still in the game.
+    Random,
 }
 
 /// The clauses of an individual camp's loss (皇权争霸 独立阵营「该胜负条件为各自判定」).
