@@ -542,6 +542,17 @@ fn a_lover_sheriff_following_a_red_card_passes_the_badge_by_answer_or_by_draw() 
         err.contains("red card") && err.contains("须选择一名未出局角色移交警长"),
         "{err}"
     );
+
+    // An answer for a card the ledger does not hold is refused too, naming the card: the
+    // bug was that it was silently ignored.
+    let unknown = cfg.replace(&format!("card = {id}\n"), "card = 9999\n");
+    std::fs::write(g.cfg(), &unknown).unwrap();
+    let (code, _, err) = bansha(&["state", "--config", &g.cfg()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("card 9999 is not a red card of the ledger"),
+        "{err}"
+    );
 }
 
 const SEATS_HUANGQUAN: &[(&str, &str)] = &[

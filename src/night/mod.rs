@@ -208,6 +208,18 @@ pub fn replay(
     until: Until,
 ) -> Result<Timeline, String> {
     let mut st = initial_state(cfg, rules)?;
+    // An answer for a red card the ledger does not hold (never given, or withdrawn) is bad
+    // input, never silently ignored.
+    for e in &cfg.events {
+        if let Event::Answer { card, .. } = e
+            && !reds.iter().any(|r| r.card == *card)
+        {
+            return Err(format!(
+                "{}: [[event]] kind = \"answer\": card {card} is not a red card of the ledger (never given, or withdrawn); see `bansha cards`",
+                cfg.path.display()
+            ));
+        }
+    }
     let mut items: Vec<(Key, usize, Item)> = Vec::new();
     for (i, p) in phases.iter().enumerate() {
         let ord = StoredPhase::ord(&p.kind, p.number, rules.night_before_day);
@@ -581,8 +593,14 @@ pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
     if phases.is_empty() && reds.is_empty() {
         return roster;
     }
-    let Ok(tl) = replay(cfg, &rules, &phases, &reds, Until::All) else {
-        return roster;
+    let tl = match replay(cfg, &rules, &phases, &reds, Until::All) {
+        Ok(tl) => tl,
+        Err(e) => {
+            tracing::warn!(
+                "the game's timeline does not replay ({e}); this report reads the config and the red cards only"
+            );
+            return roster;
+        }
     };
     let red_cause = rules.cause("red-card");
     let mut sheriff: Option<String> = None;
