@@ -123,7 +123,11 @@ pub fn thread_flags(
         }
         if let Some((at, cause)) = roster.out_at(&p.author, p.time) {
             let text = &p.first().text;
-            let reason = format!("posted while out (out since {}, {cause})", cfg.fmt_time(at));
+            let reason = format!(
+                "出局后发帖（{} 起已出局，{}）",
+                cfg.fmt_time(at),
+                out_cause_cn(cause)
+            );
             let ex: String = text.chars().take(40).collect();
             out.extend(mk(
                 p,
@@ -143,10 +147,7 @@ pub fn thread_flags(
         .collect();
     for i in moderation::floods(&seq, m.flood_run as usize) {
         let p = players[i];
-        let reason = format!(
-            "{} meaningless posts in a row by {} (this one included)",
-            m.flood_run, p.author
-        );
+        let reason = format!("{} 连续 {} 帖无意义发言（含本帖）", p.author, m.flood_run);
         let ex: String = p.first().text.chars().take(40).collect();
         out.extend(mk(
             p,
@@ -160,6 +161,16 @@ pub fn thread_flags(
         ));
     }
     out
+}
+
+/// An `out` cause as moderators read it (known causes in Chinese, others as given).
+fn out_cause_cn(cause: &str) -> &str {
+    match cause {
+        "red-card" => "红牌罚下",
+        "vote" => "投票出局",
+        "night" => "夜间死亡",
+        other => other,
+    }
 }
 
 /// Scan the whole game and store what is new: the new flags with their ids.

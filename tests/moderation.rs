@@ -642,6 +642,72 @@ cause = "vote"
         assert_eq!(p["out"], false);
     }
 
+    /// Regression: the moderators' text reports (`flags`, `cards`) were in English
+    /// (`excerpt:`, `[open]`, `why: posted while out`, `decided: … by … at …`).
+    #[test]
+    fn flags_and_cards_text_reports_have_no_english_labels() {
+        let (cfg, _db, _c) = game("chinese", "075-zhifou");
+        let c = cfg.to_str().unwrap();
+        let flags = flags_json(c, &[]);
+        let insult = id_of(&flags, "傻树", "insult");
+        let director = id_of(&flags, "白色防御者", "director-talk");
+        assert!(find(&flags, "傻树", "insult").unwrap()["category"] == "insult");
+        let at = ["--at", "2026-03-04 12:00"];
+        let mut confirm = vec!["flags", "confirm", &insult, "--config", c, "--by", "管理A"];
+        confirm.extend(at);
+        assert_eq!(bansha(&confirm).0, 0);
+        let mut dismiss = vec![
+            "flags", "dismiss", &director, "--config", c, "--by", "管理B",
+        ];
+        dismiss.extend(at);
+        assert_eq!(bansha(&dismiss).0, 0);
+        let (code, text, err) = bansha(&["flags", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        for label in [
+            "摘录：",
+            "条款：",
+            "原因：",
+            "链接：",
+            "[待审]",
+            "[已确认]",
+            "[已驳回]",
+            "处理：已确认",
+            "出局后发帖",
+            "侮辱",
+            "建议",
+        ] {
+            assert!(text.contains(label), "no {label}: {text}");
+        }
+        let (code, cards, err) = bansha(&["cards", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            cards.contains("傻树：") && cards.contains("（2026-03-04 12:00"),
+            "{cards}"
+        );
+        // Apart from the players' own words (摘录) and the link, no English word of three
+        // letters or more: `pid` is the forum's own name for a post id.
+        for line in text.lines().chain(cards.lines()) {
+            let l = line.trim_start();
+            if l.starts_with("摘录：") || l.starts_with("链接：") {
+                continue;
+            }
+            let words: Vec<&str> = l
+                .split(|ch: char| !ch.is_ascii_alphabetic())
+                .filter(|w| w.len() >= 3 && *w != "pid" && *w != "size")
+                .collect();
+            assert!(
+                words.is_empty(),
+                "English in a moderators' report: {words:?} in `{line}`"
+            );
+        }
+        let (code, text, _) = bansha(&["flags", "--config", c, "--status", "已驳回"]);
+        assert_eq!(code, 0);
+        assert!(
+            text.contains("[已驳回]") && !text.contains("[待审]"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn lingzu_has_a_green_card_that_counts_for_nothing() {
         let (cfg, _db, _c) = game("green", "lingzu");
@@ -854,15 +920,21 @@ cause = "vote"
         assert_eq!(f["styling_checked"], false);
         assert!(flags.iter().all(|f| f["pid"] != 202), "{flags:?}");
         let (_, out, _) = bansha(&["flags", "--config", c, "--day", "2"]);
-        assert!(out.contains("enlarged text could not be checked"), "{out}");
+        assert!(
+            out.contains("注意：经手机接口读取，放大字体无法检查"),
+            "{out}"
+        );
         // The list names every API-read post of the day, flagged or not, and no PC post.
         let note = out
             .lines()
-            .find(|l| l.starts_with("styling not checked:"))
+            .find(|l| l.starts_with("样式未检查："))
             .unwrap_or_else(|| panic!("{out}"));
-        assert!(note.contains("2 post(s) (1 of them flagged)"), "{note}");
         assert!(
-            note.contains("702 2# 傻树") && note.contains("702 3# 草莓"),
+            note.contains("2 帖经手机接口读取（其中 1 帖有标记）"),
+            "{note}"
+        );
+        assert!(
+            note.contains("702 2楼 傻树") && note.contains("702 3楼 草莓"),
             "{note}"
         );
         assert!(!note.contains("701 "), "PC posts were checked: {note}");
