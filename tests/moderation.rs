@@ -1097,6 +1097,9 @@ closes = "2026-03-05 21:00"
         assert!(forum.delete_post(bad));
         let s = block_on(d.step()).unwrap();
         assert_eq!(s.new_flags.len(), 1, "{s:?}");
+        // Regression: every pass rescanned every revision of every post. Only the edit's
+        // new revision is read now.
+        assert_eq!(s.revisions_scanned, 1, "{s:?}");
         let flags = d.store().flags(&fk).unwrap();
         let oath = flags.iter().find(|f| f.flag.category == "oath").unwrap();
         assert_eq!(oath.flag.pid, first);
@@ -1137,6 +1140,7 @@ closes = "2026-03-05 21:00"
         forum.add_post(DISC, "傻树", "傻逼，我说完了", clock.now());
         let s = block_on(d.step()).unwrap();
         assert!(s.new_flags.is_empty(), "whitelisted: {s:?}");
+        assert_eq!(s.revisions_scanned, 1, "only the new post: {s:?}");
         clock.advance(60);
         forum.set_now(clock.now());
         forum.add_post(DISC, "傻树", "再说一次傻逼", clock.now());
@@ -1146,6 +1150,30 @@ closes = "2026-03-05 21:00"
         with_wl.push("傻逼".into());
         assert_eq!(Detector::builds(&with_wl), 1);
         assert_eq!(Detector::builds(&allow), 1);
+
+        // A dismissed flag stays dismissed when its post is edited: the new revision is
+        // scanned (and would hit again), the post is not flagged again.
+        let large = flags
+            .iter()
+            .find(|f| f.flag.category == "large-font")
+            .unwrap();
+        Store::open(&cfg.db_path())
+            .unwrap()
+            .decide_flag(&fk, large.id, "dismissed", None, "管理", clock.now(), None)
+            .unwrap();
+        clock.advance(60);
+        forum.set_now(clock.now());
+        assert!(forum.edit_post(
+            large.flag.pid,
+            "[size=6]我是预言家，真的[/size]",
+            clock.now()
+        ));
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.revisions_scanned, 1, "{s:?}");
+        assert!(s.new_flags.is_empty(), "dismissed: {s:?}");
+        let after = d.store().flags(&fk).unwrap();
+        let l = after.iter().find(|f| f.id == large.id).unwrap();
+        assert_eq!(l.status, "dismissed");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
