@@ -410,7 +410,7 @@ cause = "vote"
                     "发言不足五帖会吃黄牌，大家注意",
                 ),
                 red,
-                post(7, 107, "丙", "2026-03-04 11:00", "我出局了但我要说"),
+                post(7, 107, "丙", "2026-03-04 11:00", "我出局了\n但我要说"),
                 post(8, 108, "草莓", "2026-03-04 11:01", "1"),
                 post(9, 109, "草莓", "2026-03-04 11:02", "2"),
                 post(10, 110, "草莓", "2026-03-04 11:03", "3"),
@@ -684,6 +684,13 @@ cause = "vote"
             cards.contains("傻树：") && cards.contains("（2026-03-04 12:00"),
             "{cards}"
         );
+        // Every line of a flag is one field: no excerpt runs onto a line of its own.
+        for line in text.lines() {
+            assert!(
+                line.starts_with('#') || line.starts_with("  ") || line.starts_with("样式未检查："),
+                "a line outside any field: `{line}`\n{text}"
+            );
+        }
         // Apart from the players' own words (摘录) and the link, no English word of three
         // letters or more: `pid` is the forum's own name for a post id.
         for line in text.lines().chain(cards.lines()) {

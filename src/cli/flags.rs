@@ -368,6 +368,11 @@ fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, CliError> 
     Ok(f)
 }
 
+/// `s` on one line: line breaks become " / ".
+fn one_line(s: &str) -> String {
+    s.trim().lines().collect::<Vec<_>>().join(" / ")
+}
+
 /// A flag's status as moderators read it (`open`/`confirmed`/`dismissed` in JSON).
 fn status_cn(s: &str) -> &str {
     match s {
@@ -448,7 +453,8 @@ pub fn render_flags(
                     f.flag.pid,
                     cfg.fmt_time(f.flag.post_time)
                 );
-                let _ = writeln!(s, "  摘录：{}", f.flag.excerpt);
+                // One line per field: a multi-line excerpt (诈尸, 刷屏) is joined with " / ".
+                let _ = writeln!(s, "  摘录：{}", one_line(&f.flag.excerpt));
                 let _ = writeln!(s, "  条款：{}", f.flag.clause);
                 let _ = writeln!(s, "  原因：{}", f.flag.reason);
                 let _ = writeln!(
@@ -497,7 +503,7 @@ pub fn render_flags(
                     f.id,
                     bbcode_escape(&f.flag.author),
                     findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid),
-                    bbcode_escape(&f.flag.excerpt),
+                    bbcode_escape(&one_line(&f.flag.excerpt)),
                     bbcode_escape(&f.flag.clause),
                     card_cn(&f.flag.card)
                 );
