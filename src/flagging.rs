@@ -2,12 +2,15 @@
 //! → flags in the store; and the card ledger → facts (红牌罚下 is an `out` with cause
 //! `red-card`) the rest of bansha reads through [`roster`].
 //!
-//! Scanning is idempotent: every revision of every player post in the game's threads is
-//! scanned each time, and a post gets at most one flag per category, ever — so a new post
-//! or a new revision is flagged once, an edit that adds a banned phrase is flagged, a
-//! dismissed flag never comes back, and a flagged post later deleted keeps its flag.
+//! Scanning is incremental and idempotent: a pass reads only the revisions the store does
+//! not list as scanned (`flag_scans`; an edit is a new revision, so it is read), and a post
+//! gets at most one flag per category, ever — so a new post or a new revision is flagged
+//! once, an edit that adds a banned phrase is flagged, a dismissed flag never comes back, and
+//! a flagged post later deleted keeps its flag. 诈尸 and floods depend on the roster and on
+//! the run of posts, not on one revision's text: they are checked over every post each pass
+//! (no text is scanned for them).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::config::Config;
 use crate::model::{Post, Timestamp};
@@ -48,13 +51,18 @@ pub fn detector(cfg: &Config, store: &Store) -> Result<Detector, String> {
 }
 
 /// The flags one thread's posts raise (not yet stored). `roster` says who was out when.
+/// Revisions in `scanned` (`(pid, rev_hash)`) are not read again; the ones read are pushed
+/// to `read`.
+#[allow(clippy::too_many_arguments)]
 pub fn thread_flags(
     cfg: &Config,
     m: &ModerationRules,
     d: &Detector,
     roster: &Roster,
     posts: &[Post],
-    unstyled: &std::collections::HashSet<String>,
+    unstyled: &HashSet<String>,
+    scanned: &HashSet<(u64, String)>,
+    read: &mut Vec<(u64, String)>,
 ) -> Vec<NewFlag> {
     let mut out = Vec::new();
     let players: Vec<&Post> = posts
@@ -90,7 +98,13 @@ pub fn thread_flags(
     };
     for p in &players {
         let mut seen: BTreeSet<Category> = BTreeSet::new();
-        for rev in &p.revisions {
+        for (k, rev) in p.revisions.iter().enumerate() {
+            let key = (p.pid, rev.hash.clone());
+            // Read before, or the same text as an earlier revision (an edit reverted).
+            if scanned.contains(&key) || p.revisions[..k].iter().any(|r| r.hash == rev.hash) {
+                continue;
+            }
+            read.push(key);
             let styled = !unstyled.contains(&rev.hash);
             let hits = moderation::scan_post(
                 d,
@@ -123,7 +137,11 @@ pub fn thread_flags(
         }
         if let Some((at, cause)) = roster.out_at(&p.author, p.time) {
             let text = &p.first().text;
-            let reason = format!("posted while out (out since {}, {cause})", cfg.fmt_time(at));
+            let reason = format!(
+                "出局后发帖（{} 起已出局，{}）",
+                cfg.fmt_time(at),
+                out_cause_cn(cause)
+            );
             let ex: String = text.chars().take(40).collect();
             out.extend(mk(
                 p,
@@ -143,10 +161,7 @@ pub fn thread_flags(
         .collect();
     for i in moderation::floods(&seq, m.flood_run as usize) {
         let p = players[i];
-        let reason = format!(
-            "{} meaningless posts in a row by {} (this one included)",
-            m.flood_run, p.author
-        );
+        let reason = format!("{} 连续 {} 帖无意义发言（含本帖）", p.author, m.flood_run);
         let ex: String = p.first().text.chars().take(40).collect();
         out.extend(mk(
             p,
@@ -162,18 +177,37 @@ pub fn thread_flags(
     out
 }
 
-/// Scan the whole game and store what is new: the new flags with their ids.
+/// An `out` cause as moderators read it (known causes in Chinese, others as given).
+fn out_cause_cn(cause: &str) -> &str {
+    match cause {
+        "red-card" => "红牌罚下",
+        "vote" => "投票出局",
+        "night" => "夜间死亡",
+        other => other,
+    }
+}
+
+/// What one [`scan_game`] did.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The new flags with their ids.
+    pub new: Vec<(i64, NewFlag)>,
+    /// Revisions whose text was scanned (the ones not scanned by an earlier pass).
+    pub revisions_scanned: usize,
+}
+
+/// Scan the game's revisions not scanned before and store what is new.
 pub fn scan_game(
     cfg: &Config,
     rules: &RuleSet,
     store: &mut Store,
     now: Timestamp,
-) -> Result<Vec<(i64, NewFlag)>, String> {
+) -> Result<Scan, String> {
     let m = rules_of(rules)?;
     let d = detector(cfg, store)?;
     let roster = roster(cfg, rules, store)?;
     let forum = cfg.forum_key();
-    let mut new = Vec::new();
+    let mut scan = Scan::default();
     for tid in game_tids(cfg) {
         let posts = store.posts(&forum, tid).map_err(|e| e.to_string())?;
         if posts.is_empty() {
@@ -182,16 +216,26 @@ pub fn scan_game(
         let unstyled = store
             .unstyled_revisions(&forum, tid)
             .map_err(|e| e.to_string())?;
-        for f in thread_flags(cfg, m, &d, &roster, &posts, &unstyled) {
+        let scanned = store
+            .scanned_revisions(&forum, tid)
+            .map_err(|e| e.to_string())?;
+        let mut read = Vec::new();
+        let flags = thread_flags(cfg, m, &d, &roster, &posts, &unstyled, &scanned, &mut read);
+        for f in flags {
             if let Some(id) = store
                 .insert_flag(&forum, &f, now)
                 .map_err(|e| e.to_string())?
             {
-                new.push((id, f));
+                scan.new.push((id, f));
             }
         }
+        // After the flags: a crash in between only costs a rescan.
+        store
+            .mark_scanned(&forum, tid, &read)
+            .map_err(|e| e.to_string())?;
+        scan.revisions_scanned += read.len();
     }
-    Ok(new)
+    Ok(scan)
 }
 
 /// The camp a player is in, where the config or a `role` event names one (`…阵营`).

@@ -429,6 +429,8 @@ fn a_fault_that_outlasts_the_retries_stores_nothing_and_the_next_pass_catches_up
         "{}",
         s.errors[0]
     );
+    // Regression: the URL was printed twice (reqwest's error text carries it too).
+    assert_eq!(s.errors[0].matches("http://").count(), 1, "{}", s.errors[0]);
     assert_eq!(
         stored_pids(d.store(), &f, DISC).len(),
         5,
@@ -830,6 +832,60 @@ fn sigterm_after_the_reports_at_close(name: &str) {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status:?}:\n{}", log_of(&log));
+}
+
+/// Regression: SIGTERM while the first request stalled printed `synced 1 threads: 0 pages`,
+/// as if the thread had been synced. It says it was interrupted before anything was stored.
+#[test]
+fn sigterm_during_a_stalled_first_request_says_nothing_was_stored() {
+    let g = Game::new("stall-term", spec(5), "", "");
+    g.forum.inject(Fault::Stall(Duration::from_secs(600)), 1);
+    let log = g.dir.join("sync.log");
+    let out = g.dir.join("sync.out");
+    let mut child = bansha_cmd()
+        .args(["sync", "--config"])
+        .arg(&g.cfg_path)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    // The first request has arrived and stalls.
+    wait_for_logged(
+        "the stalled first request",
+        Duration::from_secs(60),
+        Some(&log),
+        || {
+            if let Some(st) = child.try_wait().unwrap() {
+                panic!("sync exited early ({st:?}):\n{}", log_of(&log));
+            }
+            g.forum.request_count() >= 1
+        },
+    );
+    let st = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let end = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < end,
+            "sync did not stop on SIGTERM:\n{}",
+            log_of(&log)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = std::fs::read_to_string(&out).unwrap();
+    let stderr = log_of(&log);
+    assert!(!status.success(), "{status:?}: {stdout}{stderr}");
+    assert!(
+        stdout.contains("interrupted before anything was stored"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stdout.contains("synced"), "{stdout}");
 }
 
 #[test]

@@ -410,7 +410,7 @@ cause = "vote"
                     "发言不足五帖会吃黄牌，大家注意",
                 ),
                 red,
-                post(7, 107, "丙", "2026-03-04 11:00", "我出局了但我要说"),
+                post(7, 107, "丙", "2026-03-04 11:00", "我出局了\n但我要说"),
                 post(8, 108, "草莓", "2026-03-04 11:01", "1"),
                 post(9, 109, "草莓", "2026-03-04 11:02", "2"),
                 post(10, 110, "草莓", "2026-03-04 11:03", "3"),
@@ -642,6 +642,79 @@ cause = "vote"
         assert_eq!(p["out"], false);
     }
 
+    /// Regression: the moderators' text reports (`flags`, `cards`) were in English
+    /// (`excerpt:`, `[open]`, `why: posted while out`, `decided: … by … at …`).
+    #[test]
+    fn flags_and_cards_text_reports_have_no_english_labels() {
+        let (cfg, _db, _c) = game("chinese", "075-zhifou");
+        let c = cfg.to_str().unwrap();
+        let flags = flags_json(c, &[]);
+        let insult = id_of(&flags, "傻树", "insult");
+        let director = id_of(&flags, "白色防御者", "director-talk");
+        assert!(find(&flags, "傻树", "insult").unwrap()["category"] == "insult");
+        let at = ["--at", "2026-03-04 12:00"];
+        let mut confirm = vec!["flags", "confirm", &insult, "--config", c, "--by", "管理A"];
+        confirm.extend(at);
+        assert_eq!(bansha(&confirm).0, 0);
+        let mut dismiss = vec![
+            "flags", "dismiss", &director, "--config", c, "--by", "管理B",
+        ];
+        dismiss.extend(at);
+        assert_eq!(bansha(&dismiss).0, 0);
+        let (code, text, err) = bansha(&["flags", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        for label in [
+            "摘录：",
+            "条款：",
+            "原因：",
+            "链接：",
+            "[待审]",
+            "[已确认]",
+            "[已驳回]",
+            "处理：已确认",
+            "出局后发帖",
+            "侮辱",
+            "建议",
+        ] {
+            assert!(text.contains(label), "no {label}: {text}");
+        }
+        let (code, cards, err) = bansha(&["cards", "--config", c]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            cards.contains("傻树：") && cards.contains("（2026-03-04 12:00"),
+            "{cards}"
+        );
+        // Every line of a flag is one field: no excerpt runs onto a line of its own.
+        for line in text.lines() {
+            assert!(
+                line.starts_with('#') || line.starts_with("  ") || line.starts_with("样式未检查："),
+                "a line outside any field: `{line}`\n{text}"
+            );
+        }
+        // Apart from the players' own words (摘录) and the link, no English word of three
+        // letters or more: `pid` is the forum's own name for a post id.
+        for line in text.lines().chain(cards.lines()) {
+            let l = line.trim_start();
+            if l.starts_with("摘录：") || l.starts_with("链接：") {
+                continue;
+            }
+            let words: Vec<&str> = l
+                .split(|ch: char| !ch.is_ascii_alphabetic())
+                .filter(|w| w.len() >= 3 && *w != "pid" && *w != "size")
+                .collect();
+            assert!(
+                words.is_empty(),
+                "English in a moderators' report: {words:?} in `{line}`"
+            );
+        }
+        let (code, text, _) = bansha(&["flags", "--config", c, "--status", "已驳回"]);
+        assert_eq!(code, 0);
+        assert!(
+            text.contains("[已驳回]") && !text.contains("[待审]"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn lingzu_has_a_green_card_that_counts_for_nothing() {
         let (cfg, _db, _c) = game("green", "lingzu");
@@ -854,15 +927,21 @@ cause = "vote"
         assert_eq!(f["styling_checked"], false);
         assert!(flags.iter().all(|f| f["pid"] != 202), "{flags:?}");
         let (_, out, _) = bansha(&["flags", "--config", c, "--day", "2"]);
-        assert!(out.contains("enlarged text could not be checked"), "{out}");
+        assert!(
+            out.contains("注意：经手机接口读取，放大字体无法检查"),
+            "{out}"
+        );
         // The list names every API-read post of the day, flagged or not, and no PC post.
         let note = out
             .lines()
-            .find(|l| l.starts_with("styling not checked:"))
+            .find(|l| l.starts_with("样式未检查："))
             .unwrap_or_else(|| panic!("{out}"));
-        assert!(note.contains("2 post(s) (1 of them flagged)"), "{note}");
         assert!(
-            note.contains("702 2# 傻树") && note.contains("702 3# 草莓"),
+            note.contains("2 帖经手机接口读取（其中 1 帖有标记）"),
+            "{note}"
+        );
+        assert!(
+            note.contains("702 2楼 傻树") && note.contains("702 3楼 草莓"),
             "{note}"
         );
         assert!(!note.contains("701 "), "PC posts were checked: {note}");
@@ -1025,6 +1104,9 @@ closes = "2026-03-05 21:00"
         assert!(forum.delete_post(bad));
         let s = block_on(d.step()).unwrap();
         assert_eq!(s.new_flags.len(), 1, "{s:?}");
+        // Regression: every pass rescanned every revision of every post. Only the edit's
+        // new revision is read now.
+        assert_eq!(s.revisions_scanned, 1, "{s:?}");
         let flags = d.store().flags(&fk).unwrap();
         let oath = flags.iter().find(|f| f.flag.category == "oath").unwrap();
         assert_eq!(oath.flag.pid, first);
@@ -1065,6 +1147,7 @@ closes = "2026-03-05 21:00"
         forum.add_post(DISC, "傻树", "傻逼，我说完了", clock.now());
         let s = block_on(d.step()).unwrap();
         assert!(s.new_flags.is_empty(), "whitelisted: {s:?}");
+        assert_eq!(s.revisions_scanned, 1, "only the new post: {s:?}");
         clock.advance(60);
         forum.set_now(clock.now());
         forum.add_post(DISC, "傻树", "再说一次傻逼", clock.now());
@@ -1074,6 +1157,30 @@ closes = "2026-03-05 21:00"
         with_wl.push("傻逼".into());
         assert_eq!(Detector::builds(&with_wl), 1);
         assert_eq!(Detector::builds(&allow), 1);
+
+        // A dismissed flag stays dismissed when its post is edited: the new revision is
+        // scanned (and would hit again), the post is not flagged again.
+        let large = flags
+            .iter()
+            .find(|f| f.flag.category == "large-font")
+            .unwrap();
+        Store::open(&cfg.db_path())
+            .unwrap()
+            .decide_flag(&fk, large.id, "dismissed", None, "管理", clock.now(), None)
+            .unwrap();
+        clock.advance(60);
+        forum.set_now(clock.now());
+        assert!(forum.edit_post(
+            large.flag.pid,
+            "[size=6]我是预言家，真的[/size]",
+            clock.now()
+        ));
+        let s = block_on(d.step()).unwrap();
+        assert_eq!(s.revisions_scanned, 1, "{s:?}");
+        assert!(s.new_flags.is_empty(), "dismissed: {s:?}");
+        let after = d.store().flags(&fk).unwrap();
+        let l = after.iter().find(|f| f.id == large.id).unwrap();
+        assert_eq!(l.status, "dismissed");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

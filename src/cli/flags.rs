@@ -11,8 +11,8 @@ use super::*;
 use crate::config::Config;
 use crate::flagging;
 use crate::model::Timestamp;
-use crate::moderation::Card;
-use crate::report::{bbcode_escape, findpost_url};
+use crate::moderation::{Card, Category};
+use crate::report::{bbcode_escape, findpost_url, max_width, pad_right};
 use crate::rules::RuleSet;
 use crate::store::{FlagRow, Store};
 use crate::time::{Clock, SystemClock};
@@ -164,13 +164,17 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
             return Ok(());
         }
     }
-    if let Some(s) = &a.status
-        && !["open", "confirmed", "dismissed"].contains(&s.as_str())
-    {
-        return Err(CliError::Input(format!(
-            "--status: `{s}` is not a status (open, confirmed, dismissed)"
-        )));
-    }
+    let status: Option<&str> = match a.status.as_deref() {
+        None => None,
+        Some("open" | "待审") => Some("open"),
+        Some("confirmed" | "已确认") => Some("confirmed"),
+        Some("dismissed" | "已驳回") => Some("dismissed"),
+        Some(s) => {
+            return Err(CliError::Input(format!(
+                "--status: `{s}` is not a status (open, confirmed, dismissed)"
+            )));
+        }
+    };
     let day_tids: Option<Vec<u64>> = match a.day {
         None => None,
         Some(n) => {
@@ -194,7 +198,7 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
         .map_err(CliError::runtime)?
         .into_iter()
         .filter(|f| day_tids.as_ref().is_none_or(|v| v.contains(&f.flag.tid)))
-        .filter(|f| a.status.as_ref().is_none_or(|s| &f.status == s))
+        .filter(|f| status.is_none_or(|s| f.status == s))
         .collect();
     let tids = day_tids.unwrap_or_else(|| flagging::game_tids(&g.cfg));
     let unchecked = unchecked_posts(&g.cfg, &g.store, &tids).map_err(CliError::runtime)?;
@@ -364,6 +368,21 @@ fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, CliError> 
     Ok(f)
 }
 
+/// `s` on one line: line breaks become " / ".
+fn one_line(s: &str) -> String {
+    s.trim().lines().collect::<Vec<_>>().join(" / ")
+}
+
+/// A flag's status as moderators read it (`open`/`confirmed`/`dismissed` in JSON).
+fn status_cn(s: &str) -> &str {
+    match s {
+        "open" => "待审",
+        "confirmed" => "已确认",
+        "dismissed" => "已驳回",
+        other => other,
+    }
+}
+
 fn card_cn(s: &str) -> &'static str {
     Card::parse(s).map(Card::chinese).unwrap_or("?")
 }
@@ -412,46 +431,50 @@ pub fn render_flags(
         }
         Format::Text => {
             if flags.is_empty() {
-                s.push_str("no flags\n");
+                s.push_str("无违规标记\n");
             }
             for f in flags {
                 let floor = f
                     .flag
                     .floor
-                    .map(|n| format!("{n}#"))
-                    .unwrap_or_else(|| "?#".into());
+                    .map(|n| format!("{n}楼"))
+                    .unwrap_or_else(|| "楼层未知".into());
+                let cat = Category::parse(&f.flag.category)
+                    .map(Category::chinese)
+                    .unwrap_or(f.flag.category.as_str());
                 let _ = writeln!(
                     s,
-                    "#{} [{}] {} {} — {} (tid {}, {floor}, pid {}, {})",
+                    "#{} [{}] {cat} 建议{} — {}（帖子 {}，{floor}，pid {}，{}）",
                     f.id,
-                    f.status,
-                    f.flag.category,
+                    status_cn(&f.status),
                     card_cn(&f.flag.card),
                     f.flag.author,
                     f.flag.tid,
                     f.flag.pid,
                     cfg.fmt_time(f.flag.post_time)
                 );
-                let _ = writeln!(s, "  excerpt: {}", f.flag.excerpt);
-                let _ = writeln!(s, "  clause:  {}", f.flag.clause);
-                let _ = writeln!(s, "  why:     {}", f.flag.reason);
+                // One line per field: a multi-line excerpt (诈尸, 刷屏) is joined with " / ".
+                let _ = writeln!(s, "  摘录：{}", one_line(&f.flag.excerpt));
+                let _ = writeln!(s, "  条款：{}", f.flag.clause);
+                let _ = writeln!(s, "  原因：{}", f.flag.reason);
                 let _ = writeln!(
                     s,
-                    "  link:    {}",
+                    "  链接：{}",
                     findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid)
                 );
                 if !f.flag.styling_checked {
-                    let _ = writeln!(
-                        s,
-                        "  note:    fetched through the mobile API: enlarged text could not be checked"
-                    );
+                    let _ = writeln!(s, "  注意：经手机接口读取，放大字体无法检查");
                 }
                 if let (Some(by), Some(at)) = (&f.decided_by, f.decided_at) {
-                    let card = f.decided_card.as_deref().map(card_cn).unwrap_or("");
+                    let card = f
+                        .decided_card
+                        .as_deref()
+                        .map(|c| format!(" {}", card_cn(c)))
+                        .unwrap_or_default();
                     let _ = writeln!(
                         s,
-                        "  decided: {} {card} by {by} at {}",
-                        f.status,
+                        "  处理：{}{card}（{by}，{}）",
+                        status_cn(&f.status),
                         cfg.fmt_time(at)
                     );
                 }
@@ -459,9 +482,9 @@ pub fn render_flags(
             if !unchecked.is_empty() {
                 let _ = writeln!(
                     s,
-                    "styling not checked: {} post(s) ({unstyled} of them flagged) came through the mobile API, which strips [size]: their enlarged text could not be checked (tid floor author): {}",
+                    "样式未检查：{} 帖经手机接口读取（其中 {unstyled} 帖有标记），接口去掉了 [size]，放大字体无法检查（帖子 楼层 作者）：{}",
                     unchecked.len(),
-                    unchecked_list(unchecked, "#")
+                    unchecked_list(unchecked, "楼")
                 );
             }
         }
@@ -480,7 +503,7 @@ pub fn render_flags(
                     f.id,
                     bbcode_escape(&f.flag.author),
                     findpost_url(&cfg.forum.base_url, f.flag.tid, f.flag.pid),
-                    bbcode_escape(&f.flag.excerpt),
+                    bbcode_escape(&one_line(&f.flag.excerpt)),
                     bbcode_escape(&f.flag.clause),
                     card_cn(&f.flag.card)
                 );
@@ -663,20 +686,18 @@ pub(crate) fn render_cards(
     let v = json!({ "players": players, "camps_lost": l.camps_lost, "cards": cards });
 
     let mut t = String::new();
+    let pw = max_width(rows.iter().map(|c| c.player.as_str()), 0);
     for c in &rows {
         let w = if c.withdrawn_at.is_some() {
-            format!(
-                " (withdrawn by {})",
-                c.withdrawn_by.as_deref().unwrap_or("?")
-            )
+            format!("（已撤销，{}）", c.withdrawn_by.as_deref().unwrap_or("?"))
         } else {
             String::new()
         };
         let _ = writeln!(
             t,
-            "card {}: {} {} at {} by {}{w} — {}",
+            "牌 {}：{} {}（{}，{}）{w} — {}",
             c.id,
-            c.player,
+            pad_right(&c.player, pw),
             card_cn(&c.card),
             cfg.fmt_time(c.given_at),
             c.given_by,
@@ -684,15 +705,20 @@ pub(crate) fn render_cards(
         );
     }
     if rows.is_empty() {
-        t.push_str("no cards\n");
+        t.push_str("无牌\n");
     }
     t.push('\n');
-    for p in l.players.iter().filter(|p| !p.cards.is_empty()) {
+    let carded: Vec<_> = l.players.iter().filter(|p| !p.cards.is_empty()).collect();
+    let nw = max_width(carded.iter().map(|p| p.name.as_str()), 0);
+    for p in carded {
         let out = if p.out { " — 红牌罚下" } else { "" };
         let _ = writeln!(
             t,
-            "{}: 蓝牌 {} / 黄牌 {} / 红牌 {}{out}",
-            p.name, p.blue, p.yellow, p.red
+            "{}蓝牌 {} / 黄牌 {} / 红牌 {}{out}",
+            pad_right(&format!("{}：", p.name), nw + 2),
+            p.blue,
+            p.yellow,
+            p.red
         );
         for x in &p.merges {
             let clause = if x.to == Card::Yellow {
@@ -702,7 +728,7 @@ pub(crate) fn render_cards(
             };
             let _ = writeln!(
                 t,
-                "  {} {}→{}: {clause}",
+                "  {} {}→{}：{clause}",
                 cfg.fmt_time(x.at),
                 x.from.chinese(),
                 x.to.chinese()
@@ -712,7 +738,7 @@ pub(crate) fn render_cards(
     for c in &l.camps_lost {
         let _ = writeln!(
             t,
-            "{c} 判负: {}",
+            "{c} 判负：{}",
             m.camp_loss_clause.as_deref().unwrap_or("")
         );
     }

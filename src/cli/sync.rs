@@ -73,6 +73,16 @@ fn daemon_error(e: DaemonError) -> CliError {
 }
 
 fn summary_line(s: &PassSummary) -> String {
+    if s.stopped {
+        // Cut short by a signal: say what was stored, never a count of threads "synced".
+        if s.pages == 0 {
+            return "interrupted before anything was stored".into();
+        }
+        return format!(
+            "interrupted after reading {} pages ({} unchanged); stored {} new posts, {} edited, {} missing",
+            s.pages, s.unchanged, s.new_posts, s.changed, s.missing
+        );
+    }
     format!(
         "synced {} threads: {} pages, {} new posts, {} edited, {} missing",
         s.threads, s.pages, s.new_posts, s.changed, s.missing

@@ -56,6 +56,8 @@ pub struct PassSummary {
     pub tally_events: Vec<(u32, watch::Event)>,
     /// Flags raised this pass (ids in the store's `flags`).
     pub new_flags: Vec<i64>,
+    /// Revisions the moderation scan read this pass (only those not scanned before).
+    pub revisions_scanned: usize,
 }
 
 /// A failure that ends the daemon (the director must act): login, disk, config.
@@ -95,6 +97,9 @@ pub struct Daemon {
     tallies: HashMap<u32, watch::Snapshot>,
     /// Set when [`Daemon::run`] stopped because the game is over.
     game_over: Option<String>,
+    /// The rule file the flag scan uses, with its modification time: loaded again only
+    /// when the file changes.
+    flag_rules: Option<(Option<std::time::SystemTime>, crate::rules::RuleSet)>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -144,6 +149,7 @@ impl Daemon {
             tally_exe: None,
             tallies: HashMap::new(),
             game_over: None,
+            flag_rules: None,
         }
     }
 

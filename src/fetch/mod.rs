@@ -612,7 +612,9 @@ impl Fetcher {
 }
 
 fn describe_reqwest(e: reqwest::Error) -> String {
-    // reqwest errors carry the URL (no secrets: cookies are headers, not in the URL).
+    // reqwest errors carry the URL; every message built from this one names it already
+    // (the retry warning's `url=`, `Exhausted`'s `{url}:`), so it is dropped here.
+    let e = e.without_url();
     let kind = if e.is_timeout() {
         "timed out"
     } else if e.is_connect() {

@@ -87,6 +87,28 @@ impl Category {
         }
     }
 
+    /// The name moderators read in the text reports (the JSON keeps [`Category::as_str`]).
+    pub fn chinese(self) -> &'static str {
+        match self {
+            Category::Profanity => "脏话",
+            Category::Insult => "侮辱",
+            Category::Oath => "发誓/诅咒",
+            Category::Emotional => "贴脸/情绪",
+            Category::Identity => "马甲",
+            Category::PastGame => "往期游戏",
+            Category::Substitute => "替补",
+            Category::Assistant => "场外助理",
+            Category::DirectorTalk => "导演相关",
+            Category::Evidence => "贴证",
+            Category::RedFont => "红字",
+            Category::LargeFont => "大字",
+            Category::ZombiePost => "诈尸",
+            Category::Flood => "刷屏",
+            Category::Responsibility => "游戏责任",
+            Category::WinTrading => "送赢",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Category> {
         Category::ALL.into_iter().find(|c| c.as_str() == s)
     }
@@ -402,7 +424,7 @@ impl Detector {
                 start: os,
                 end: oe,
                 matched: text[os..oe].to_string(),
-                reason: format!("word list: {}", ent.phrase),
+                reason: format!("词表：{}", ent.phrase),
                 card: ent.tags.card,
             });
         }
@@ -550,8 +572,8 @@ pub struct PostText<'a> {
 pub fn scan_post(d: &Detector, p: &PostText<'_>) -> Vec<Hit> {
     let mut hits = d.scan(p.text);
     for (cat, styled, what) in [
-        (Category::RedFont, p.red, "red or near-red text"),
-        (Category::LargeFont, p.large, "enlarged text"),
+        (Category::RedFont, p.red, "红色或近红色文字"),
+        (Category::LargeFont, p.large, "放大字体"),
     ] {
         let s = styled.trim();
         if s.is_empty() {
@@ -566,7 +588,7 @@ pub fn scan_post(d: &Detector, p: &PostText<'_>) -> Vec<Hit> {
             start,
             end,
             matched: s.chars().take(40).collect(),
-            reason: format!("{what} in the post"),
+            reason: format!("帖中有{what}"),
             card: None,
         });
     }

@@ -116,6 +116,55 @@ impl Store {
         Ok((n == 1).then(|| self.conn.last_insert_rowid()))
     }
 
+    /// The revisions of thread `tid` the moderation scan has read: `(pid, rev_hash)`.
+    pub fn scanned_revisions(
+        &self,
+        forum: &str,
+        tid: u64,
+    ) -> Result<std::collections::HashSet<(u64, String)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT pid, rev_hash FROM flag_scans WHERE forum = ?1 AND tid = ?2")
+            .map_err(|e| self.err(e))?;
+        st.query_map(params![forum, i(tid)], |r| {
+            Ok((u(r.get::<_, i64>(0)?), r.get::<_, String>(1)?))
+        })
+        .and_then(|r| r.collect())
+        .map_err(|e| self.err(e))
+    }
+
+    /// Record that the scan has read these revisions of thread `tid` (after their flags
+    /// are stored: a crash in between only costs a rescan, and flags are never doubled).
+    pub fn mark_scanned(
+        &mut self,
+        forum: &str,
+        tid: u64,
+        revs: &[(u64, String)],
+    ) -> Result<(), StoreError> {
+        if revs.is_empty() {
+            return Ok(());
+        }
+        let db = self.db.clone();
+        let sq = |source| StoreError::Sqlite {
+            db: db.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(sq)?;
+        {
+            let mut st = tx
+                .prepare(
+                    "INSERT OR IGNORE INTO flag_scans (forum, tid, pid, rev_hash)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .map_err(sq)?;
+            for (pid, hash) in revs {
+                st.execute(params![forum, i(tid), i(*pid), hash])
+                    .map_err(sq)?;
+            }
+        }
+        tx.commit().map_err(sq)
+    }
+
     /// Every flag of the forum, oldest first.
     pub fn flags(&self, forum: &str) -> Result<Vec<FlagRow>, StoreError> {
         let q = format!("SELECT {FLAG_COLS} FROM flags WHERE forum = ?1 ORDER BY id");

@@ -201,6 +201,17 @@ CREATE TABLE IF NOT EXISTS engine_phases (
     PRIMARY KEY (kind, number)
 ) WITHOUT ROWID;
 "#,
+    // 6: the revisions the moderation scan has read (src/store/flags.rs): a pass scans only
+    // the revisions not listed here (an edit is a new revision, so it is scanned).
+    r#"
+CREATE TABLE flag_scans (
+    forum    TEXT    NOT NULL,
+    tid      INTEGER NOT NULL,
+    pid      INTEGER NOT NULL,
+    rev_hash TEXT    NOT NULL,
+    PRIMARY KEY (forum, tid, pid, rev_hash)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.
