@@ -327,63 +327,39 @@ impl Detector {
     }
 
     /// Every hit in `text` (a post's own words: the store has already cut out quotes).
-    ///
-    /// Two steps: the text is normalised without its span map and the automaton runs over
-    /// it; only when something matched (a word, an allow phrase, a rule trigger) is the
-    /// text normalised again with the map (the same text, so the same offsets) to check and
-    /// place the candidates. Most posts stop after the first step.
     pub fn scan(&self, text: &str) -> Vec<Hit> {
         thread_local! {
             static SCRATCH: std::cell::RefCell<Normalized> = Default::default();
         }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
             Ok(mut n) => {
-                normalize::normalize_text_into(text, &mut n);
-                let c = self.candidates(&n.text);
-                if c.is_empty() {
-                    return Vec::new();
-                }
                 normalize::normalize_into(text, &mut n);
-                self.scan_candidates(text, &n, c)
+                self.scan_normalized(text, &n)
             }
-            Err(_) => {
-                let n = normalize(text);
-                let c = self.candidates(&n.text);
-                self.scan_candidates(text, &n, c)
-            }
+            Err(_) => self.scan_normalized(text, &normalize(text)),
         })
     }
 
-    /// The automaton's pass over normalised text: listed words, allow phrases, woken groups.
-    fn candidates(&self, t: &str) -> Candidates {
-        let mut c = Candidates::default();
-        for m in self.compiled.da.find_overlapping_iter(t) {
+    /// [`Detector::scan`] once `text` is normalised into `n`.
+    fn scan_normalized(&self, text: &str, n: &Normalized) -> Vec<Hit> {
+        let quoted = quoted_ranges(&n.text);
+        let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
+        let mut allowed: Vec<(usize, usize)> = Vec::new();
+        let mut groups = patterns::GroupSet::default();
+        for m in self.compiled.da.find_overlapping_iter(&n.text) {
             for &k in &self.compiled.kinds[m.value() as usize] {
                 match k {
                     PatKind::Word { category, entry } => {
-                        c.words.push((m.start(), m.end(), category, entry))
+                        words.push((m.start(), m.end(), category, entry))
                     }
-                    PatKind::Allow => c.allowed.push((m.start(), m.end())),
-                    PatKind::Trigger(g) => c.groups.insert(g),
+                    PatKind::Allow => allowed.push((m.start(), m.end())),
+                    PatKind::Trigger(g) => groups.insert(g),
                 }
             }
         }
-        if patterns::has_clock_time(t) {
-            c.groups.insert(patterns::Group::Evidence);
+        if patterns::has_clock_time(&n.text) {
+            groups.insert(patterns::Group::Evidence);
         }
-        c
-    }
-
-    /// [`Detector::scan`] once `text` is normalised into `n` (with its span map) and the
-    /// automaton has found `c` in it.
-    fn scan_candidates(&self, text: &str, n: &Normalized, c: Candidates) -> Vec<Hit> {
-        debug_assert!(n.has_spans());
-        let Candidates {
-            words,
-            allowed,
-            groups,
-        } = c;
-        let quoted = quoted_ranges(&n.text);
         let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
         for (s, e, category, entry) in words {
             let ent = &self.compiled.entries[entry as usize];
@@ -445,22 +421,6 @@ impl Detector {
         hits.sort_by_key(|h| (h.start, h.category));
         hits.dedup_by(|a, b| a.category == b.category && a.start < b.end && b.start < a.end);
         hits
-    }
-}
-
-/// What the automaton found in one normalised text.
-#[derive(Default)]
-struct Candidates {
-    words: Vec<(usize, usize, Category, u32)>,
-    allowed: Vec<(usize, usize)>,
-    groups: patterns::GroupSet,
-}
-
-impl Candidates {
-    /// Nothing to check: no word, and no rule group woken (an allow phrase alone covers
-    /// nothing).
-    fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.groups.is_empty()
     }
 }
 

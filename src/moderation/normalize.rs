@@ -24,16 +24,9 @@ pub struct Normalized {
     pub text: String,
     start: Vec<u32>,
     end: Vec<u32>,
-    /// Whether `start`/`end` were filled ([`normalize_text_into`] leaves them empty).
-    spans: bool,
 }
 
 impl Normalized {
-    /// Was the span map built (everything but [`normalize_text_into`] builds it)?
-    pub fn has_spans(&self) -> bool {
-        self.spans || self.text.is_empty()
-    }
-
     /// The original byte span of the normalised byte range `[s, e)`.
     pub fn original_span(&self, s: usize, e: usize) -> (usize, usize) {
         if self.text.is_empty() || s >= e {
@@ -200,27 +193,12 @@ pub fn normalize(s: &str) -> Normalized {
 
 /// [`normalize`] into `n`, reusing its buffers (a scanner normalises post after post).
 pub fn normalize_into(s: &str, n: &mut Normalized) {
-    normalize_generic::<true>(s, n);
-}
-
-/// The normalised text alone into `n.text`, without the span map (`n`'s map is left
-/// empty): the scanner's first pass, since most posts have nothing to map back. The text
-/// is byte for byte what [`normalize_into`] makes; [`Normalized::has_spans`] tells which.
-pub fn normalize_text_into(s: &str, n: &mut Normalized) {
-    normalize_generic::<false>(s, n);
-}
-
-#[inline(always)]
-fn normalize_generic<const SPANS: bool>(s: &str, n: &mut Normalized) {
     n.text.clear();
     n.start.clear();
     n.end.clear();
-    n.spans = SPANS;
     n.text.reserve(s.len());
-    if SPANS {
-        n.start.reserve(s.len());
-        n.end.reserve(s.len());
-    }
+    n.start.reserve(s.len());
+    n.end.reserve(s.len());
     let t2s = t2s_table();
     let mut st = Run::default();
     for (pos, c) in s.char_indices() {
@@ -229,7 +207,7 @@ fn normalize_generic<const SPANS: bool>(s: &str, n: &mut Normalized) {
         // The fast paths (most of a post): ASCII and CJK ideographs, inline.
         if u < 0x80 {
             if !ASCII_NOISE[u as usize] {
-                st.emit::<SPANS>(n, c.to_ascii_lowercase(), os, oe);
+                st.emit(n, c.to_ascii_lowercase(), os, oe);
             }
             if c == '\n' {
                 st = Run::default();
@@ -237,10 +215,10 @@ fn normalize_generic<const SPANS: bool>(s: &str, n: &mut Normalized) {
             continue;
         }
         if (CJK_LO..=CJK_HI).contains(&u) {
-            st.emit::<SPANS>(n, t2s[(u - CJK_LO) as usize], os, oe);
+            st.emit(n, t2s[(u - CJK_LO) as usize], os, oe);
             continue;
         }
-        fold_char(c, &mut |o: char| st.emit::<SPANS>(n, o, os, oe));
+        fold_char(c, &mut |o: char| st.emit(n, o, os, oe));
     }
 }
 
@@ -265,13 +243,10 @@ struct Run {
 impl Run {
     /// Append `o`, which came from the original bytes `[os, oe)`, to `n`.
     #[inline(always)]
-    fn emit<const SPANS: bool>(&mut self, n: &mut Normalized, o: char, os: u32, oe: u32) {
+    fn emit(&mut self, n: &mut Normalized, o: char, os: u32, oe: u32) {
         let len = o.len_utf8();
         if self.last == Some(o) {
             if self.len >= 2 {
-                if !SPANS {
-                    return;
-                }
                 // A repeat: the previous character now covers this one too.
                 let l = n.end.len();
                 for e in &mut n.end[l - len..] {
@@ -285,10 +260,8 @@ impl Run {
             self.last = Some(o);
         }
         n.text.push(o);
-        if SPANS {
-            n.start.extend_from_slice(&[os; 4][..len]);
-            n.end.extend_from_slice(&[oe; 4][..len]);
-        }
+        n.start.extend_from_slice(&[os; 4][..len]);
+        n.end.extend_from_slice(&[oe; 4][..len]);
     }
 }
 
@@ -314,23 +287,6 @@ mod tests {
         assert_eq!(normalize_str("⓿➃⑸"), "04(5)");
         // Sentence punctuation stays: it separates words.
         assert_eq!(normalize_str("傻，逼"), "傻,逼");
-    }
-
-    #[test]
-    fn the_text_only_pass_makes_the_same_text() {
-        let mut a = Normalized::default();
-        for s in [
-            "ＮＭＳＬ 卧*槽槽槽槽！導演說⓿➃⑸",
-            "傻\u{200B}逼\n\n妈妈妈妈 aaA",
-            "",
-            "投票对象：3号\n投票理由：…",
-        ] {
-            normalize_text_into(s, &mut a);
-            assert!(!a.has_spans() || s.is_empty());
-            assert_eq!(a.text, normalize(s).text, "{s}");
-            normalize_into(s, &mut a);
-            assert!(a.has_spans());
-        }
     }
 
     #[test]
