@@ -29,6 +29,7 @@ pub fn run(a: &ImportArgs) -> CliResult {
         })?),
     };
     let mut store = Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
+    store.bulk_checkpoints().map_err(CliError::runtime)?;
     let forum = cfg.forum_key();
     let known: Vec<u64> = cfg.threads().into_iter().map(|t| t.2).collect();
     let tz = cfg.tz;

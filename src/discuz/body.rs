@@ -48,13 +48,16 @@ pub(crate) trait HtmlNode<'a>: Copy {
 
     /// All text below this node, whitespace-normalized (see [`node_text`]).
     fn normalized_text(self) -> String {
+        // `normalize_inline` of the concatenated text, without building it first.
         let mut s = String::new();
+        let mut ws = false;
         for n in self.subtree() {
             if let Some(t) = n.text_of() {
-                s.push_str(t);
+                normalize_push(t, &mut s, &mut ws);
             }
         }
-        normalize_inline(&s).trim().to_string()
+        let t = s.trim();
+        if t.len() == s.len() { s } else { t.to_string() }
     }
 
     /// All text below this node as it stands.
@@ -151,19 +154,36 @@ pub(crate) fn node_text(el: ElementRef) -> String {
 
 fn normalize_inline(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut ws = false;
-    for c in s.chars() {
-        if c.is_ascii_whitespace() || c == '\u{a0}' {
-            if !ws {
-                out.push(' ');
-            }
-            ws = true;
-        } else {
-            out.push(c);
-            ws = false;
-        }
-    }
+    normalize_push(s, &mut out, &mut false);
     out
+}
+
+/// Append `s` to `out` as [`normalize_inline`] would, `ws` saying whether the last
+/// character appended was a collapsed space (so runs across calls collapse too). Copies
+/// runs of other characters whole.
+fn normalize_push(s: &str, out: &mut String, ws: &mut bool) {
+    let b = s.as_bytes();
+    let mut from = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let len = match b[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0c => 1,
+            0xC2 if b.get(i + 1) == Some(&0xA0) => 2,
+            _ => {
+                i += 1;
+                *ws = false;
+                continue;
+            }
+        };
+        out.push_str(&s[from..i]);
+        if !*ws {
+            out.push(' ');
+        }
+        *ws = true;
+        i += len;
+        from = i;
+    }
+    out.push_str(&s[from..]);
 }
 
 /// Parse a pid out of a findpost-like URL (`pid=` anywhere, `&` or `&amp;`).
@@ -215,20 +235,23 @@ impl<'a> Walker<'a> {
     }
 
     fn emit(&mut self, raw: &str, style: Style) {
-        let t = normalize_inline(raw);
-        if t.trim().is_empty() {
-            if !t.is_empty() && !self.text.is_empty() && !self.text.ends_with([' ', '\n']) {
+        // `normalize_inline(raw)` is blank exactly when `raw` is (it only turns some
+        // whitespace into spaces), and empty exactly when `raw` is.
+        if raw.trim().is_empty() {
+            if !raw.is_empty() && !self.text.is_empty() && !self.text.ends_with([' ', '\n']) {
                 self.text.push(' ');
             }
             return;
         }
-        self.text.push_str(&t);
+        let start = self.text.len();
+        normalize_push(raw, &mut self.text, &mut false);
+        let t = &self.text[start..];
         self.seen_text = true;
         if style.red {
             if !self.last_red || self.red.is_empty() {
                 self.red.push(String::new());
             }
-            self.red.last_mut().unwrap().push_str(&t);
+            self.red.last_mut().unwrap().push_str(t);
         }
         self.last_red = style.red;
         if self.opts.judge_size {
@@ -236,7 +259,7 @@ impl<'a> Walker<'a> {
                 if !self.last_large || self.large.is_empty() {
                     self.large.push(String::new());
                 }
-                self.large.last_mut().unwrap().push_str(&t);
+                self.large.last_mut().unwrap().push_str(t);
             }
             self.last_large = style.large;
         }

@@ -27,8 +27,7 @@ use crate::model::{LockKind, PagePost, ThreadPage};
 use super::body::{self, BodyOpts, has_class, node_text};
 use super::dtime::parse_post_time;
 use super::{
-    PageError, ParseContext, ParseWarning, Parsed, UNKNOWN_TIME, classify_message, decode,
-    log_warnings,
+    PageError, ParseContext, ParseWarning, Parsed, UNKNOWN_TIME, classify_message, log_warnings,
 };
 
 fn sel(s: &str) -> Selector {
@@ -150,7 +149,7 @@ pub fn parse_html_with_warnings(
     ctx: &ParseContext,
     floor_names: &[String],
 ) -> Result<Parsed, PageError> {
-    let text = decode(bytes, ctx.charset, None);
+    let text = super::decode_cow(bytes, ctx.charset, None);
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     if trimmed.is_empty() {
         return Err(PageError::Empty { origin: src(ctx) });
@@ -182,7 +181,7 @@ pub(crate) fn both_paths(
     ctx: &ParseContext,
     floor_names: &[String],
 ) -> (Option<Parsed>, Result<Parsed, PageError>) {
-    let text = decode(bytes, ctx.charset, None);
+    let text = super::decode_cow(bytes, ctx.charset, None);
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     let lower_tail = tail(trimmed, 4096).to_ascii_lowercase();
     let closed = lower_tail.contains("</html>") || lower_tail.contains("</body>");

@@ -225,16 +225,27 @@ fn serialize(n: NodeRef<'_>, out: &mut String, raw_parent: bool) {
 }
 
 fn escape(s: &str, attr: bool, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if attr => out.push_str("&quot;"),
-            '\u{a0}' => out.push_str("&nbsp;"),
-            c => out.push(c),
-        }
+    // Runs without a character to escape are copied whole (U+00A0 is `C2 A0`).
+    let b = s.as_bytes();
+    let (mut from, mut i) = (0, 0);
+    while i < b.len() {
+        let (rep, len) = match b[i] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' if attr => ("&quot;", 1),
+            0xC2 if b.get(i + 1) == Some(&0xA0) => ("&nbsp;", 2),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&s[from..i]);
+        out.push_str(rep);
+        i += len;
+        from = i;
     }
+    out.push_str(&s[from..]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -656,6 +667,10 @@ struct Builder<'a> {
     a_open: u32,
     button_open: u32,
     form_open: bool,
+    /// The first element with `id="postlist"`, once made.
+    postlist: u32,
+    /// Set when that element is closed with no formatting element open around it.
+    postlist_done: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -682,6 +697,8 @@ impl<'a> Builder<'a> {
             a_open: 0,
             button_open: 0,
             form_open: false,
+            postlist: NONE,
+            postlist_done: false,
         }
     }
 
@@ -731,13 +748,21 @@ impl<'a> Builder<'a> {
             }
         }
         let b = self.dom.attrs.len() as u32;
-        self.append(
+        let is_postlist = self.postlist == NONE
+            && self.dom.attrs[a as usize..b as usize]
+                .iter()
+                .any(|(k, v)| k == "id" && v == "postlist");
+        let id = self.append(
             parent,
             Data::Element {
                 name,
                 attrs: (a, b),
             },
-        )
+        );
+        if is_postlist {
+            self.postlist = id;
+        }
+        id
     }
 
     fn text(&mut self, parent: u32, t: Cow<'a, str>) {
@@ -763,6 +788,29 @@ impl<'a> Builder<'a> {
 
     fn pop(&mut self) {
         let id = self.stack.pop().unwrap();
+        if id == self.postlist {
+            // Nothing after this can change the list or what is in it: html5ever only
+            // moves nodes that are still open or sit inside an open formatting element
+            // (the adoption agency), and none is.
+            self.postlist_done = !self.stack.iter().any(|&o| {
+                matches!(
+                    self.name_of(o),
+                    "a" | "b"
+                        | "big"
+                        | "code"
+                        | "em"
+                        | "font"
+                        | "i"
+                        | "nobr"
+                        | "s"
+                        | "small"
+                        | "strike"
+                        | "strong"
+                        | "tt"
+                        | "u"
+                )
+            });
+        }
         match self.name_of(id) {
             "p" => self.p_open -= 1,
             "a" => self.a_open -= 1,
@@ -1002,10 +1050,20 @@ fn memchr_lt(h: &[u8], from: usize) -> Option<usize> {
 
 /// Build the tree of `s`, or `None` where html5ever's tree could differ (module docs).
 pub(crate) fn build(s: &str) -> Option<Dom<'_>> {
+    build_until(s, false).map(|(d, _)| d)
+}
+
+/// [`build`]; with `stop_after_postlist`, stop at the end tag that closes `#postlist`
+/// (when no formatting element is open around it) and return where the rest of `s`
+/// starts: the tree up to there is html5ever's, and the rest is not read at all.
+fn build_until(s: &str, stop_after_postlist: bool) -> Option<(Dom<'_>, Option<usize>)> {
     let b = s.as_bytes();
     let mut t = Builder::new(s.len());
     let mut i = 0;
     while i < b.len() {
+        if stop_after_postlist && t.postlist_done {
+            return Some((t.dom, Some(i)));
+        }
         let Some(lt) = memchr_lt(b, i) else {
             t.characters(&s[i..])?;
             break;
@@ -1070,7 +1128,7 @@ pub(crate) fn build(s: &str) -> Option<Dom<'_>> {
             }
         }
     }
-    Some(t.dom)
+    Some((t.dom, None))
 }
 
 /// Read a start tag at `lt` (and a raw-text element's content); the index after it.
@@ -1281,6 +1339,16 @@ fn author_text(a: NodeRef<'_>) -> String {
     html::strip_author_label(&s)
 }
 
+/// Whether `tail` could hold an element of class `pg`: the word `pg` between quotes,
+/// `=`, `>` or whitespace (so `.jpg` or `pgs` do not count).
+fn may_name_pg(tail: &[u8]) -> bool {
+    let edge = |c: Option<&u8>| {
+        matches!(c, None | Some(b'"' | b'\'' | b'=' | b'>')) || c.is_some_and(|&c| is_ws(c))
+    };
+    memchr::memmem::find_iter(tail, b"pg")
+        .any(|i| edge(i.checked_sub(1).map(|j| &tail[j])) && edge(tail.get(i + 2)))
+}
+
 /// A stock post (see the module docs), or `None`.
 fn parse_post(
     c: NodeRef<'_>,
@@ -1360,7 +1428,23 @@ pub(crate) fn parse(
     if ctx.source.contains("authorid=") || trimmed.contains("显示全部楼层") {
         return None;
     }
-    let dom = build(trimmed)?;
+    // A page that ends in `</body>`/`</html>` is read only up to the end of `#postlist`
+    // (the page chrome after it is a fifth of a stock page): what the reader takes from
+    // after the list is only that the page is complete (`closed` says so) and whether the
+    // pager's links are author-filtered (any `authorid=` in the rest declines, as a
+    // filtered pager there would); a page whose first pager comes after the list is built
+    // whole.
+    let (mut dom, rest) = build_until(trimmed, closed)?;
+    if let Some(r) = rest {
+        let tail = &trimmed.as_bytes()[r..];
+        if memchr::memmem::find(tail, b"authorid=").is_some() {
+            return None;
+        }
+        let doc = NodeRef { dom: &dom, id: 0 };
+        if first(doc, |e| e.is("div") && e.has_class_name("pg")).is_none() && may_name_pg(tail) {
+            dom = build(trimmed)?;
+        }
+    }
     let doc = NodeRef { dom: &dom, id: 0 };
     let postlist = first(doc, |e| e.id_attr() == Some("postlist"))?;
     let viewer_uid = html::viewer_uid(trimmed);

@@ -379,31 +379,52 @@ fn label_encoding(label: &str) -> Option<&'static encoding_rs::Encoding> {
 /// GB18030. (Valid UTF-8 made only of 2-byte sequences is what short GBK text looks
 /// like by accident — 投票 = CD B6 C6 B1 — so there the declaration stands.)
 pub fn decode(bytes: &[u8], charset: Charset, content_type: Option<&str>) -> String {
+    decode_cow(bytes, charset, content_type).into_owned()
+}
+
+/// [`decode`] without the copy: the bytes themselves when they are UTF-8 and read as
+/// UTF-8 (one validation pass, the common case), else the decoded text.
+pub fn decode_cow<'b>(
+    bytes: &'b [u8],
+    charset: Charset,
+    content_type: Option<&str>,
+) -> std::borrow::Cow<'b, str> {
     let declared = match charset {
         Charset::Utf8 => Some(encoding_rs::UTF_8),
         Charset::Gbk => Some(encoding_rs::GB18030),
         Charset::Auto => declared_charset(bytes, content_type),
     };
-    let enc = if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+    let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
+    let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    let valid = std::str::from_utf8(bytes).ok();
+    let enc = if bom {
         encoding_rs::UTF_8
     } else {
-        from_bytes(bytes, declared)
+        from_bytes(valid, bytes, declared)
     };
-    let bytes = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-    let (text, _) = enc.decode_without_bom_handling(bytes);
-    text.into_owned()
+    if enc == encoding_rs::UTF_8
+        && let Some(s) = valid
+    {
+        // Valid UTF-8 read as UTF-8: what `decode_without_bom_handling` would return.
+        return std::borrow::Cow::Borrowed(&s[bytes.len() - body.len()..]);
+    }
+    let (text, _) = enc.decode_without_bom_handling(body);
+    text
 }
 
-/// The encoding the bytes themselves say, given what the page declares.
+/// The encoding the bytes themselves say, given what the page declares (`valid`: the
+/// bytes as text when they are UTF-8).
 fn from_bytes(
+    valid: Option<&str>,
     bytes: &[u8],
     declared: Option<&'static encoding_rs::Encoding>,
 ) -> &'static encoding_rs::Encoding {
-    match std::str::from_utf8(bytes) {
-        Ok(s) if s.is_ascii() => declared.unwrap_or(encoding_rs::UTF_8),
-        Ok(s) if s.chars().any(|c| c as u32 >= 0x800) => encoding_rs::UTF_8,
-        Ok(_) => declared.unwrap_or(encoding_rs::GB18030),
-        Err(_) => match declared {
+    match valid {
+        Some(s) if s.is_ascii() => declared.unwrap_or(encoding_rs::UTF_8),
+        // A character at or above U+0800 is a three- or four-byte sequence: lead byte ≥ 0xE0.
+        Some(s) if s.bytes().any(|b| b >= 0xE0) => encoding_rs::UTF_8,
+        Some(_) => declared.unwrap_or(encoding_rs::GB18030),
+        None => match declared {
             Some(e) if e == encoding_rs::UTF_8 => {
                 let (_, had_errors) = encoding_rs::GB18030.decode_without_bom_handling(bytes);
                 if had_errors {
