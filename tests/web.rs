@@ -1252,10 +1252,11 @@ mod browser {
     }
 
     /// The screenshots in `docs/` (`docs/web-*.png`): the sample game of `bansha demo`,
-    /// with roles, two nights and one confirmed card added. Run by hand:
-    /// `cargo test --test integration web::browser::screenshots -- --ignored`.
+    /// with roles, two nights and one confirmed card added. Every run takes them (into a
+    /// scratch folder) and checks each view renders; `BANSHA_WRITE_SCREENSHOTS=1` writes
+    /// them into `docs/` instead:
+    /// `BANSHA_WRITE_SCREENSHOTS=1 cargo test --test integration web::browser::screenshots`.
     #[test]
-    #[ignore = "writes docs/web-*.png; run by hand"]
     fn screenshots_of_the_sample_game() {
         let Some(b) = Browser::start(1280, 1000) else {
             return;
@@ -1334,7 +1335,12 @@ mod browser {
         ]);
         assert_eq!(code, 0, "{out}\n{err}");
         let srv = Server::start(&cfg, "2026-03-05 22:00", &[]);
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let docs = if std::env::var_os("BANSHA_WRITE_SCREENSHOTS").is_some() {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs")
+        } else {
+            dir.join("shots")
+        };
+        std::fs::create_dir_all(&docs).unwrap();
         let shot = |path: &str, file: &str| {
             b.cmd(
                 "POST",
@@ -1345,6 +1351,12 @@ mod browser {
             b.fit_height(1280);
             let png = b.screenshot();
             assert!(png.starts_with(b"\x89PNG"), "{file}: not a PNG");
+            // A rendered view, not a blank or error page: the app's own header is there.
+            assert_eq!(
+                b.js("return document.querySelectorAll('header').length"),
+                1,
+                "{file}: {path} did not render the page"
+            );
             std::fs::write(docs.join(file), png).unwrap();
         };
         b.sign_in(&srv, DIRECTOR, "导演A");
