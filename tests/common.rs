@@ -124,40 +124,13 @@ pub fn state_player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json
 pub mod quote {
     use std::path::Path;
 
-    const READING: [&str; 7] = [
-        "解读",
-        "按字面",
-        "采用",
-        "bansha",
-        "本工具",
-        "【解读】",
-        "[解读]",
-    ];
+    // One implementation of the quotation rule: the library's (the rule-file test uses it too).
+    pub use bansha::rules::clauses::{is_reading, normalize as norm};
 
-    pub fn is_reading(s: &str) -> bool {
-        let s = s.trim_start();
-        READING.iter().any(|m| s.starts_with(m))
-    }
-
-    pub fn norm(s: &str) -> String {
-        s.chars()
-            .filter(|c| !c.is_whitespace() && !matches!(c, '【' | '】' | '「' | '」' | '『' | '』'))
-            .map(|c| match c {
-                '“' | '”' => '"',
-                '‘' | '’' => '\'',
-                c => c,
-            })
-            .collect()
-    }
-
-    /// The pieces of six or more characters between omission and join marks.
+    /// The pieces of six or more characters between omission and join marks; ` / ` joins
+    /// two quotations in a scenario's `rule`.
     pub fn pieces(s: &str) -> Vec<String> {
-        // ` / ` joins two quotations in a scenario's `rule`.
-        let s = s.replace("……", "…").replace("——", "—").replace(" / ", "…");
-        s.split(['…', '—', '（', '）', '(', ')', '；', '。', '：'])
-            .map(norm)
-            .filter(|p| p.chars().count() >= 6)
-            .collect()
+        bansha::rules::clauses::pieces(&s.replace(" / ", "…"))
     }
 
     /// The rule post named by a rule file's `[meta] source`, normalised.

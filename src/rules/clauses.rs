@@ -36,7 +36,7 @@ pub fn normalize(s: &str) -> String {
 }
 
 /// The pieces of a clause that must each occur in the post.
-fn pieces(s: &str) -> Vec<String> {
+pub fn pieces(s: &str) -> Vec<String> {
     let mut cut = s.replace("……", "\u{1}").replace("——", "\u{1}");
     for m in ['…', '—', '（', '）', '(', ')', '；', '。', '：'] {
         cut = cut.replace(m, "\u{1}");
