@@ -294,3 +294,19 @@ pub fn store_one_page(
     s.store_page(&bansha::config::forum_key(base), &page, &info)
         .unwrap();
 }
+
+/// The 12-seat 075 game the night and red-card tests play: (name, role), in seat order.
+pub const SEATS_075: &[(&str, &str)] = &[
+    ("狼1", "狼人"),
+    ("狼2", "狼人"),
+    ("预言", "预言家"),
+    ("女巫", "女巫"),
+    ("村长", "村长"),
+    ("医生", "医生"),
+    ("猎人", "猎人"),
+    ("民1", "村民"),
+    ("民2", "村民"),
+    ("民3", "村民"),
+    ("丘比", "丘比特"),
+    ("混血", "混血儿"),
+];

@@ -7,24 +7,11 @@ use std::path::{Path, PathBuf};
 
 use bansha::model::PagePost;
 
-use crate::common::{NightGame, bansha, state_player};
+use crate::common::{NightGame, SEATS_075, bansha, state_player};
 
 const BASE: &str = "http://127.0.0.1:18080/";
 
-const SEATS: &[(&str, &str)] = &[
-    ("狼1", "狼人"),
-    ("狼2", "狼人"),
-    ("预言", "预言家"),
-    ("女巫", "女巫"),
-    ("村长", "村长"),
-    ("医生", "医生"),
-    ("猎人", "猎人"),
-    ("民1", "村民"),
-    ("民2", "村民"),
-    ("民3", "村民"),
-    ("丘比", "丘比特"),
-    ("混血", "混血儿"),
-];
+const SEATS: &[(&str, &str)] = SEATS_075;
 
 fn game(name: &str) -> NightGame {
     game_with_events(name, "")
