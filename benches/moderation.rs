@@ -9,10 +9,11 @@
 //!   simplified, noise and repeats, the span map, allow-lists and player names, jieba for
 //!   short words, the rule patterns.
 //!
-//! Target: `bansha` at 100 MB/s of post text or more.
+//! Target: `bansha` at 100 MB/s of post text or more. Each figure is given by the wall clock
+//! and by the thread's CPU clock: on a shared machine only the second compares across runs.
 
 use std::hint::black_box;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use bansha::moderation::{Detector, lexicon};
@@ -59,15 +60,35 @@ fn corpus() -> Vec<String> {
     out
 }
 
-fn best_of<F: FnMut() -> usize>(runs: usize, mut f: F) -> (f64, usize) {
+/// This thread's CPU time so far (`/proc/thread-self/schedstat`, nanoseconds on a CPU), or
+/// `None` where the kernel does not say. On a shared machine the wall clock counts the time
+/// other processes held the core; the CPU time does not.
+fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// The best of `runs` passes: (wall seconds, CPU seconds if known, the pass's count).
+fn best_of<F: FnMut() -> usize>(runs: usize, mut f: F) -> (f64, Option<f64>, usize) {
     let mut best = f64::MAX;
+    let mut best_cpu: Option<f64> = None;
     let mut n = 0;
     for _ in 0..runs {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), thread_cpu());
         n = black_box(f());
         best = best.min(t.elapsed().as_secs_f64());
+        if let (Some(a), Some(b)) = (c, thread_cpu()) {
+            let cpu = (b - a).as_secs_f64();
+            best_cpu = Some(best_cpu.map_or(cpu, |x| x.min(cpu)));
+        }
     }
-    (best, n)
+    (best, best_cpu, n)
+}
+
+/// `MB/s` by the CPU clock, or a dash.
+fn per_cpu(mb: f64, cpu: Option<f64>) -> String {
+    cpu.map_or("-".into(), |c| format!("{:.1}", mb / c))
 }
 
 fn main() {
@@ -112,26 +133,31 @@ fn main() {
         black_box(d.scan(p));
     }
 
-    let (tp, np) = best_of(3, || {
+    let (tp, cp, np) = best_of(3, || {
         posts
             .iter()
             .map(|p| plain.find_overlapping_iter(p.as_str()).count())
             .sum()
     });
-    let (tb, nb) = best_of(3, || posts.iter().map(|p| d.scan(p).len()).sum());
+    let (tb, cb, nb) = best_of(3, || posts.iter().map(|p| d.scan(p).len()).sum());
     let flagged = posts.iter().filter(|p| !d.scan(p).is_empty()).count();
     println!(
-        "plain aho-corasick (no normalisation): {:>7.1} MB/s  ({np} raw matches)",
-        mb / tp
+        "plain aho-corasick (no normalisation): {:>7.1} MB/s wall, {:>7} MB/s CPU  ({np} raw matches)",
+        mb / tp,
+        per_cpu(mb, cp)
     );
     println!(
-        "bansha scan (all normalisation):       {:>7.1} MB/s  ({nb} hits, {flagged} of {} posts flagged)",
+        "bansha scan (all normalisation):       {:>7.1} MB/s wall, {:>7} MB/s CPU  ({nb} hits, {flagged} of {} posts flagged)",
         mb / tb,
+        per_cpu(mb, cb),
         posts.len()
     );
     println!("detector build: {:.1} ms", build.as_secs_f64() * 1e3);
+    // The figure is one core's throughput: by the CPU clock where the kernel gives it (on a
+    // quiet machine the two agree), else by the wall clock.
+    let rate = cb.map_or(mb / tb, |c| mb / c);
     println!(
         "target ≥ 100 MB/s: {}",
-        if mb / tb >= 100.0 { "met" } else { "NOT met" }
+        if rate >= 100.0 { "met" } else { "NOT met" }
     );
 }
