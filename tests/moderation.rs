@@ -931,23 +931,27 @@ cause = "vote"
             out.contains("注意：经手机接口读取，放大字体无法检查"),
             "{out}"
         );
-        // The list names every API-read post of the day, flagged or not, and no PC post.
-        let note = out
+        // The list names every API-read post of the day, flagged or not, and no PC post:
+        // a count, then one line per thread and author.
+        let at = out
             .lines()
-            .find(|l| l.starts_with("样式未检查："))
+            .position(|l| l.starts_with("样式未检查："))
             .unwrap_or_else(|| panic!("{out}"));
+        let note: Vec<&str> = out.lines().skip(at).collect();
         assert!(
-            note.contains("2 帖经手机接口读取（其中 1 帖有标记）"),
-            "{note}"
+            note[0].contains("2 帖经手机接口读取（其中 1 帖有标记）"),
+            "{note:?}"
         );
-        assert!(
-            note.contains("702 2楼 傻树") && note.contains("702 3楼 草莓"),
-            "{note}"
+        assert_eq!(
+            note[1..],
+            ["  帖子 702，傻树（1 帖）：2楼", "  帖子 702，草莓（1 帖）：3楼"],
+            "PC posts (thread 701) were checked: {out}"
         );
-        assert!(!note.contains("701 "), "PC posts were checked: {note}");
         let (_, bb, _) = bansha(&["flags", "--config", c, "--day", "2", "--format", "bbcode"]);
         assert!(
-            bb.contains("注：2 帖经手机接口读取") && bb.contains("702 3楼 草莓"),
+            bb.contains("注：2 帖经手机接口读取")
+                && bb.contains("[*]帖子 702，草莓（1 帖）：3楼\n")
+                && !bb.contains("帖子 701"),
             "{bb}"
         );
     }

@@ -338,17 +338,67 @@ pub fn unchecked_posts(
     Ok(out)
 }
 
-fn unchecked_list(u: &[UncheckedPost], floor_suffix: &str) -> String {
-    u.iter()
-        .map(|p| {
-            let floor = p.floor.map_or_else(
-                || format!("pid {}", p.pid),
-                |n| format!("{n}{floor_suffix}"),
-            );
-            format!("{} {floor} {}", p.tid, p.author)
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Floors (or pids) per line of the unchecked list before it wraps.
+const UNCHECKED_PER_LINE: usize = 12;
+
+/// The unchecked posts grouped for reading: per thread and author (in the order of their
+/// first post), a heading with the count, then the floors in order with runs of three or
+/// more joined (`5–7楼`) and the posts without a floor as `pid N`.
+fn unchecked_groups(u: &[UncheckedPost]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<((u64, &str), Vec<&UncheckedPost>)> = Vec::new();
+    for p in u {
+        let key = (p.tid, p.author.as_str());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(p),
+            None => groups.push((key, vec![p])),
+        }
+    }
+    groups.sort_by_key(|((tid, _), _)| *tid);
+    let mut out = Vec::new();
+    for ((tid, author), posts) in groups {
+        let mut floors: Vec<u32> = posts.iter().filter_map(|p| p.floor).collect();
+        floors.sort_unstable();
+        floors.dedup();
+        let mut items: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < floors.len() {
+            let mut j = i;
+            while j + 1 < floors.len() && floors[j + 1] == floors[j] + 1 {
+                j += 1;
+            }
+            if j >= i + 2 {
+                items.push(format!("{}–{}楼", floors[i], floors[j]));
+                i = j + 1;
+            } else {
+                items.push(format!("{}楼", floors[i]));
+                i += 1;
+            }
+        }
+        items.extend(
+            posts
+                .iter()
+                .filter(|p| p.floor.is_none())
+                .map(|p| format!("pid {}", p.pid)),
+        );
+        out.push((format!("帖子 {tid}，{author}（{} 帖）", posts.len()), items));
+    }
+    out
+}
+
+/// [`unchecked_groups`] as text lines: one per thread and author, wrapped after
+/// [`UNCHECKED_PER_LINE`] floors (the continuation indented under its heading).
+fn unchecked_lines(u: &[UncheckedPost]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (head, items) in unchecked_groups(u) {
+        for (k, chunk) in items.chunks(UNCHECKED_PER_LINE).enumerate() {
+            out.push(if k == 0 {
+                format!("{head}：{}", chunk.join("、"))
+            } else {
+                format!("    {}", chunk.join("、"))
+            });
+        }
+    }
+    out
 }
 
 /// The flag, if it exists and is still open; otherwise the refusal (exit 2).
@@ -482,10 +532,12 @@ pub fn render_flags(
             if !unchecked.is_empty() {
                 let _ = writeln!(
                     s,
-                    "样式未检查：{} 帖经手机接口读取（其中 {unstyled} 帖有标记），接口去掉了 [size]，放大字体无法检查（帖子 楼层 作者）：{}",
+                    "样式未检查：{} 帖经手机接口读取（其中 {unstyled} 帖有标记），接口去掉了 [size]，放大字体无法检查：",
                     unchecked.len(),
-                    unchecked_list(unchecked, "楼")
                 );
+                for line in unchecked_lines(unchecked) {
+                    let _ = writeln!(s, "  {line}");
+                }
             }
         }
         Format::Bbcode => {
@@ -512,10 +564,14 @@ pub fn render_flags(
             if !unchecked.is_empty() {
                 let _ = writeln!(
                     s,
-                    "注：{} 帖经手机接口读取（接口去掉了 [size]），放大字体无法检查（帖子 楼层 作者）：{}",
+                    "注：{} 帖经手机接口读取（接口去掉了 [size]），放大字体无法检查：",
                     unchecked.len(),
-                    bbcode_escape(&unchecked_list(unchecked, "楼"))
                 );
+                s.push_str("[list]\n");
+                for (head, items) in unchecked_groups(unchecked) {
+                    let _ = writeln!(s, "[*]{}", bbcode_escape(&format!("{head}：{}", items.join("、"))));
+                }
+                s.push_str("[/list]\n");
             }
         }
     }
@@ -794,4 +850,49 @@ pub(crate) fn render_cards(
         );
     }
     Ok((v, t, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(tid: u64, pid: u64, floor: Option<u32>, author: &str) -> UncheckedPost {
+        UncheckedPost {
+            tid,
+            pid,
+            floor,
+            author: author.to_string(),
+        }
+    }
+
+    #[test]
+    fn the_unchecked_list_is_grouped_by_thread_and_author_and_wrapped() {
+        let mut u = Vec::new();
+        // One talkative player: 30 posts on every other floor, and a run of three.
+        for i in 0..30 {
+            u.push(post(702, 1000 + i, Some(10 + 2 * i as u32), "傻树"));
+        }
+        for f in [5, 6, 7] {
+            u.push(post(702, 900 + f as u64, Some(f), "草莓"));
+        }
+        u.push(post(702, 990, Some(9), "草莓"));
+        u.push(post(702, 991, Some(3), "草莓"));
+        u.push(post(702, 992, Some(1), "取酒"));
+        u.push(post(702, 993, Some(2), "取酒"));
+        u.push(post(701, 5001, None, "草莓"));
+        let lines = unchecked_lines(&u);
+        assert_eq!(lines[0], "帖子 701，草莓（1 帖）：pid 5001", "{lines:#?}");
+        assert!(lines[1].starts_with("帖子 702，傻树（30 帖）：10楼、12楼、"));
+        // 30 floors: two full lines of 12 and one of 6, the continuation indented.
+        assert!(lines[2].starts_with("    34楼、36楼") && lines[3].starts_with("    58楼"));
+        assert_eq!(lines[3].matches('楼').count(), 6, "{}", lines[3]);
+        assert_eq!(lines[4], "帖子 702，草莓（5 帖）：3楼、5–7楼、9楼");
+        // Two floors in a row are not a run.
+        assert_eq!(lines[5], "帖子 702，取酒（2 帖）：1楼、2楼");
+        assert_eq!(lines.len(), 6);
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= 80),
+            "{lines:#?}"
+        );
+    }
 }
