@@ -178,6 +178,8 @@ enum PatKind {
     Word { category: Category, entry: u32 },
     Allow,
     Trigger(patterns::Group),
+    /// A literal some rules need ([`patterns::need_literals`]): its bit.
+    Need(patterns::Needs),
 }
 
 /// The compiled lists of one game: the built-in word lists, the allow-list and rule
@@ -234,6 +236,11 @@ impl Compiled {
         }
         for (g, t) in patterns::triggers() {
             add(normalize::normalize_str(t), PatKind::Trigger(g));
+        }
+        for (i, t) in patterns::need_literals().into_iter().enumerate() {
+            // The rules run on the normalised text: a literal the normaliser would change
+            // could never be found there (a unit test keeps them normal).
+            add(t.to_string(), PatKind::Need(1 << i));
         }
         let da = CharwiseDoubleArrayAhoCorasickBuilder::new()
             .match_kind(DaachorseMatchKind::Standard)
@@ -350,36 +357,73 @@ impl Detector {
 
     /// Every hit in `text` (a post's own words: the store has already cut out quotes).
     pub fn scan(&self, text: &str) -> Vec<Hit> {
+        type Scratch = (Normalized, Vec<Found>);
         thread_local! {
-            static SCRATCH: std::cell::RefCell<Normalized> = Default::default();
+            static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
         }
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut n) => {
-                normalize::normalize_into(text, &mut n);
-                self.scan_normalized(text, &n)
+            Ok(mut g) => {
+                let (n, found) = &mut *g;
+                self.normalize_and_find(text, n, found);
+                self.scan_normalized(text, n, found)
             }
-            Err(_) => self.scan_normalized(text, &normalize(text)),
+            Err(_) => {
+                let (mut n, mut found) = Scratch::default();
+                self.normalize_and_find(text, &mut n, &mut found);
+                self.scan_normalized(text, &n, &found)
+            }
         })
     }
 
-    /// [`Detector::scan`] once `text` is normalised into `n`.
-    fn scan_normalized(&self, text: &str, n: &Normalized) -> Vec<Hit> {
-        let quoted = quoted_ranges(&n.text);
-        let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
-        let mut allowed: Vec<(usize, usize)> = Vec::new();
-        let mut groups = patterns::GroupSet::default();
-        for m in self.compiled.da.find_overlapping_iter(&n.text) {
-            for &k in &self.compiled.kinds[m.value() as usize] {
-                match k {
-                    PatKind::Word { category, entry } => {
-                        words.push((m.start(), m.end(), category, entry))
-                    }
-                    PatKind::Allow => allowed.push((m.start(), m.end())),
-                    PatKind::Trigger(g) => groups.insert(g),
+    /// Normalise `text` into `n` and, in the same pass, step the automaton over each
+    /// normalised character: `found` gets every (overlapping) pattern occurrence.
+    fn normalize_and_find(&self, text: &str, n: &mut Normalized, found: &mut Vec<Found>) {
+        struct Step<'a> {
+            st: daachorse::charwise::iter::FindOverlappingStepper<'a, u32>,
+            found: &'a mut Vec<Found>,
+        }
+        impl normalize::Sink for Step<'_> {
+            #[inline(always)]
+            fn emit(&mut self, c: char) {
+                self.st.consume(c);
+                for m in self.st.matches() {
+                    self.found
+                        .push((m.start() as u32, m.end() as u32, m.value()));
                 }
             }
         }
-        if patterns::has_clock_time(&n.text) {
+        found.clear();
+        let mut step = Step {
+            st: self.compiled.da.find_overlapping_stepper(),
+            found,
+        };
+        normalize::normalize_with(text, n, &mut step);
+    }
+
+    /// [`Detector::scan`] once `text` is normalised into `n` with the pattern occurrences
+    /// `found` in it.
+    fn scan_normalized(&self, text: &str, n: &Normalized, found: &[Found]) -> Vec<Hit> {
+        let quoted = if n.quote_marks {
+            quoted_ranges(&n.text)
+        } else {
+            Vec::new()
+        };
+        let mut words: Vec<(usize, usize, Category, u32)> = Vec::new();
+        let mut allowed: Vec<(usize, usize)> = Vec::new();
+        let mut groups = patterns::GroupSet::default();
+        let mut needs: patterns::Needs = 0;
+        for &(ms, me, v) in found {
+            let (ms, me) = (ms as usize, me as usize);
+            for &k in &self.compiled.kinds[v as usize] {
+                match k {
+                    PatKind::Word { category, entry } => words.push((ms, me, category, entry)),
+                    PatKind::Allow => allowed.push((ms, me)),
+                    PatKind::Trigger(g) => groups.insert(g),
+                    PatKind::Need(bit) => needs |= bit,
+                }
+            }
+        }
+        if n.clock {
             groups.insert(patterns::Group::Evidence);
         }
         let mut kept: Vec<(usize, usize, Category, u32)> = Vec::new();
@@ -429,7 +473,7 @@ impl Detector {
             });
         }
         if !groups.is_empty() {
-            for h in self.patterns.scan(&groups, text, n) {
+            for h in self.patterns.scan(&groups, needs, text, n) {
                 let covered = allowed.iter().any(|&(a, b)| {
                     let (oa, ob) = n.original_span(a, b);
                     oa <= h.start && h.end <= ob
@@ -439,12 +483,17 @@ impl Detector {
                 }
             }
         }
-        hits.retain(|h| !quoted_original(text, h.start, h.end));
+        if n.source_quotes {
+            hits.retain(|h| !quoted_original(text, h.start, h.end));
+        }
         hits.sort_by_key(|h| (h.start, h.category));
         hits.dedup_by(|a, b| a.category == b.category && a.start < b.end && b.start < a.end);
         hits
     }
 }
+
+/// One pattern occurrence in the normalised text: start, end, the automaton's value.
+type Found = (u32, u32, u32);
 
 /// A hit inside quotation marks or a `[quote]` block in the original text: someone else's
 /// words, or the rules being discussed (「发言不足五帖会吃黄牌」).

@@ -1,5 +1,6 @@
-//! Text normalisation before matching, with a map from every normalised byte back to the
-//! original span it came from.
+//! Text normalisation before matching, with a map from every normalised character back to
+//! the original span it came from, built in the same single pass (and, through [`Sink`],
+//! the scanner's automaton stepped in it too).
 //!
 //! Phases, per character: zero-width and noise characters are dropped (`卧*槽`, `傻 逼`);
 //! the fast paths (ASCII, CJK ideographs, full-width forms) are table lookups; anything else
@@ -17,14 +18,38 @@ use icu_normalizer::ComposingNormalizerBorrowed;
 /// NFKC from icu_normalizer (already compiled for `url`'s IDNA), data baked in.
 const NFKC: ComposingNormalizerBorrowed<'static> = ComposingNormalizerBorrowed::new_nfkc();
 
-/// Normalised text and, for each of its bytes, the original byte span of the character
-/// (or run of repeated characters) it came from.
+/// Normalised text and the map from each of its characters back to the original byte span
+/// of the character (or run of repeated characters) it came from.
+///
+/// The map is kept as segments, built in the same pass as the text: a run of characters
+/// each of which came from one original character of the same length, back to back (most
+/// of a post: CJK ideographs, ASCII), is one segment with an offset; any other character
+/// (`，` from `,`, `(5)` from `⑸`, a character that absorbed repeats) is a segment of its
+/// own with its span.
 #[derive(Debug, Default, Clone)]
 pub struct Normalized {
     pub text: String,
-    start: Vec<u32>,
-    end: Vec<u32>,
+    segs: Vec<Seg>,
+    /// The text holds a clock time (`21:05`, see [`super::patterns::has_clock_time`]).
+    pub(crate) clock: bool,
+    /// The text holds an opening quotation mark 「 “ 『.
+    pub(crate) quote_marks: bool,
+    /// The original holds `"`, `[` or an opening quotation mark 「 “ 『: without one no
+    /// hit can be inside quotes.
+    pub(crate) source_quotes: bool,
 }
+
+/// One segment of the span map, from normalised byte `out` on (to the next segment's).
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    out: u32,
+    src: u32,
+    /// [`AFFINE`]: every byte maps to `src + (byte - out)`; else one character whose
+    /// original span is `src..end`.
+    end: u32,
+}
+
+const AFFINE: u32 = u32::MAX;
 
 impl Normalized {
     /// The original byte span of the normalised byte range `[s, e)`.
@@ -32,8 +57,46 @@ impl Normalized {
         if self.text.is_empty() || s >= e {
             return (0, 0);
         }
-        (self.start[s] as usize, self.end[e - 1] as usize)
+        (self.char_span(s).0, self.char_span(e - 1).1)
     }
+
+    /// The original span of the normalised character holding byte `b`.
+    fn char_span(&self, b: usize) -> (usize, usize) {
+        let bytes = self.text.as_bytes();
+        let mut cs = b;
+        while cs > 0 && bytes[cs] & 0xC0 == 0x80 {
+            cs -= 1;
+        }
+        let i = self.segs.partition_point(|g| g.out as usize <= cs) - 1;
+        let g = self.segs[i];
+        if g.end == AFFINE {
+            let len = utf8_len(bytes[cs]);
+            let d = g.src as usize + cs - g.out as usize;
+            (d, d + len)
+        } else {
+            (g.src as usize, g.end as usize)
+        }
+    }
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0..0x80 => 1,
+        0xE0..0xF0 => 3,
+        0xF0.. => 4,
+        _ => 2,
+    }
+}
+
+/// Told of every character the normaliser emits, in order (the scanner steps its automaton
+/// in the same pass).
+pub trait Sink {
+    fn emit(&mut self, c: char);
+}
+
+impl Sink for () {
+    #[inline(always)]
+    fn emit(&mut self, _: char) {}
 }
 
 const CJK_LO: u32 = 0x4E00;
@@ -193,12 +256,17 @@ pub fn normalize(s: &str) -> Normalized {
 
 /// [`normalize`] into `n`, reusing its buffers (a scanner normalises post after post).
 pub fn normalize_into(s: &str, n: &mut Normalized) {
+    normalize_with(s, n, &mut ());
+}
+
+/// [`normalize_into`], telling `sink` of each character as it is emitted.
+pub fn normalize_with(s: &str, n: &mut Normalized, sink: &mut impl Sink) {
     n.text.clear();
-    n.start.clear();
-    n.end.clear();
+    n.segs.clear();
+    n.clock = false;
+    n.quote_marks = false;
+    n.source_quotes = false;
     n.text.reserve(s.len());
-    n.start.reserve(s.len());
-    n.end.reserve(s.len());
     let t2s = t2s_table();
     let mut st = Run::default();
     for (pos, c) in s.char_indices() {
@@ -207,19 +275,46 @@ pub fn normalize_into(s: &str, n: &mut Normalized) {
         // The fast paths (most of a post): ASCII and CJK ideographs, inline.
         if u < 0x80 {
             if !ASCII_NOISE[u as usize] {
-                st.emit(n, c.to_ascii_lowercase(), os, oe);
+                let o = c.to_ascii_lowercase();
+                st.emit(n, o, os, oe, sink);
+                if o.is_ascii_digit() {
+                    n.clock |= ends_with_clock_time(n.text.as_bytes());
+                }
+            } else if c == '"' {
+                n.source_quotes = true;
             }
             if c == '\n' {
                 st = Run::default();
+            } else if c == '[' {
+                n.source_quotes = true;
             }
             continue;
         }
         if (CJK_LO..=CJK_HI).contains(&u) {
-            st.emit(n, t2s[(u - CJK_LO) as usize], os, oe);
+            st.emit(n, t2s[(u - CJK_LO) as usize], os, oe, sink);
             continue;
         }
-        fold_char(c, &mut |o: char| st.emit(n, o, os, oe));
+        if matches!(c, '「' | '“' | '『') {
+            n.source_quotes = true;
+        }
+        fold_char(c, &mut |o: char| {
+            st.emit(n, o, os, oe, sink);
+            if o.is_ascii_digit() {
+                n.clock |= ends_with_clock_time(n.text.as_bytes());
+            }
+            if matches!(o, '「' | '“' | '『') {
+                n.quote_marks = true;
+            }
+        });
     }
+}
+
+/// The text ends with a digit, `:` and two digits (what [`super::patterns::has_clock_time`]
+/// looks for at each colon), checked as each digit is emitted.
+#[inline(always)]
+fn ends_with_clock_time(b: &[u8]) -> bool {
+    let l = b.len();
+    l >= 4 && b[l - 3] == b':' && b[l - 4].is_ascii_digit() && b[l - 2].is_ascii_digit()
 }
 
 /// The ASCII characters [`is_noise`] drops, as a table.
@@ -238,19 +333,25 @@ const ASCII_NOISE: [bool; 128] = {
 struct Run {
     last: Option<char>,
     len: u32,
+    /// Where the last character starts, in the normalised and the original text.
+    last_out: u32,
+    last_src: u32,
 }
 
 impl Run {
     /// Append `o`, which came from the original bytes `[os, oe)`, to `n`.
     #[inline(always)]
-    fn emit(&mut self, n: &mut Normalized, o: char, os: u32, oe: u32) {
-        let len = o.len_utf8();
+    fn emit(&mut self, n: &mut Normalized, o: char, os: u32, oe: u32, sink: &mut impl Sink) {
         if self.last == Some(o) {
             if self.len >= 2 {
                 // A repeat: the previous character now covers this one too.
-                let l = n.end.len();
-                for e in &mut n.end[l - len..] {
-                    *e = oe;
+                match n.segs.last_mut() {
+                    Some(g) if g.out == self.last_out => g.end = oe,
+                    _ => n.segs.push(Seg {
+                        out: self.last_out,
+                        src: self.last_src,
+                        end: oe,
+                    }),
                 }
                 return;
             }
@@ -259,9 +360,22 @@ impl Run {
             self.len = 1;
             self.last = Some(o);
         }
+        let out = n.text.len() as u32;
+        let len = o.len_utf8() as u32;
+        self.last_out = out;
+        self.last_src = os;
+        if oe - os != len {
+            n.segs.push(Seg { out, src: os, end: oe });
+        } else if !matches!(n.segs.last(), Some(g) if g.end == AFFINE && g.src.wrapping_add(out - g.out) == os)
+        {
+            n.segs.push(Seg {
+                out,
+                src: os,
+                end: AFFINE,
+            });
+        }
         n.text.push(o);
-        n.start.extend_from_slice(&[os; 4][..len]);
-        n.end.extend_from_slice(&[oe; 4][..len]);
+        sink.emit(o);
     }
 }
 
@@ -287,6 +401,88 @@ mod tests {
         assert_eq!(normalize_str("⓿➃⑸"), "04(5)");
         // Sentence punctuation stays: it separates words.
         assert_eq!(normalize_str("傻，逼"), "傻,逼");
+    }
+
+    /// The span map as it was first built: two original offsets per normalised byte.
+    fn per_byte_maps(s: &str) -> (String, Vec<u32>, Vec<u32>) {
+        let (mut text, mut start, mut end) = (String::new(), Vec::new(), Vec::new());
+        let (mut last, mut run) = (None, 0);
+        for (pos, c) in s.char_indices() {
+            let (os, oe) = (pos as u32, (pos + c.len_utf8()) as u32);
+            fold_char(c, &mut |o: char| {
+                let len = o.len_utf8();
+                if last == Some(o) {
+                    if run >= 2 {
+                        let l = end.len();
+                        for e in &mut end[l - len..] {
+                            *e = oe;
+                        }
+                        return;
+                    }
+                    run += 1;
+                } else {
+                    (last, run) = (Some(o), 1);
+                }
+                text.push(o);
+                start.extend_from_slice(&[os; 4][..len]);
+                end.extend_from_slice(&[oe; 4][..len]);
+            });
+            if c == '\n' {
+                (last, run) = (None, 0);
+            }
+        }
+        (text, start, end)
+    }
+
+    /// The segment map answers what the per-byte map answered, for every character range.
+    fn same_spans_as_per_byte_maps(s: &str) {
+        let n = normalize(s);
+        let (text, start, end) = per_byte_maps(s);
+        assert_eq!(n.text, text, "{s:?}");
+        let bounds: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        for (i, &a) in bounds.iter().enumerate() {
+            for &b in &bounds[i + 1..] {
+                assert_eq!(
+                    n.original_span(a, b),
+                    (start[a] as usize, end[b - 1] as usize),
+                    "{s:?} [{a}, {b})"
+                );
+            }
+        }
+        assert_eq!(n.clock, super::super::patterns::has_clock_time(&n.text), "{s:?}");
+        let opens = |t: &str| t.contains(['「', '“', '『']);
+        assert_eq!(n.quote_marks, opens(&n.text), "{s:?}");
+        assert_eq!(n.source_quotes, opens(s) || s.contains(['"', '[']), "{s:?}");
+    }
+
+    #[test]
+    fn the_segment_span_map_agrees_with_a_map_per_byte() {
+        for s in [
+            "",
+            "你是傻 * 逼吧",
+            "卧槽槽槽！",
+            "槽*槽*槽槽\n槽槽槽",
+            "ｉⅱⅲⅳ ⑸⑸⑸ ⓿➃",
+            "導演說：21:05 我問了導演「他說」",
+            "１２：３４ 1:2 12:345 ::11",
+            "ＮＭＳＬ nmsl Ｎｍｓｌ\u{200B}傻\u{FEFF}逼",
+            "ａａａaaa ＡＡＡ 𠀀𠀀𠀀 ﹁引号﹂ ｢半角｣ \"引\" [quote]x[/quote]",
+        ] {
+            same_spans_as_per_byte_maps(s);
+        }
+        let alphabet: Vec<char> = "傻逼槽卧導演说a A1:2 ，：？。*_\n\"[「」“”『』ⅲⅱ⑸１２：ｉ\u{200B}𠀀ﾊﾟ"
+            .chars()
+            .collect();
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..3000 {
+            let len = rng.usize(0..14);
+            let s: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            same_spans_as_per_byte_maps(&s);
+        }
     }
 
     #[test]

@@ -125,6 +125,68 @@ type Reject = fn(&str, usize, usize) -> bool;
 /// group, category, name, where it runs, regex, rejection.
 type Spec = (Group, Category, &'static str, On, String, Option<Reject>);
 
+/// The literals a normalised-text rule cannot match without, per rule name: every match of
+/// the rule's regex contains at least one of them (read off each alternative of the regex).
+/// The scanner's automaton looks for them in its one pass, and a woken rule runs only if one
+/// was found — most posts that wake a group (谁, 赢) have no use for most of its rules. A
+/// rule not listed runs whenever its group wakes.
+const NEEDS: &[(&str, &[&str])] = &[
+    ("转述与导演的对话（导演告诉我…）", &["导演"]),
+    ("转述问导演的内容（我问了导演…）", &["导演"]),
+    ("转述与导演确认的内容（我和导演确认了…）", &["导演"]),
+    ("引述导演（导演说…）", &["导演"]),
+    ("质疑导演发牌（导演就给我发牌…）", &["导演"]),
+    (
+        "质疑判罚（判罚不公平…）",
+        &["导演", "判罚", "这个判", "这牌", "这张牌", "凭什么"],
+    ),
+    ("发誓（我发誓…）", &["誓"]),
+    ("诅咒（谁…谁死全家）", &["谁"]),
+    // 担保 保证 作保 | 发誓 起誓 | 打赌 来赌 赌, and 赌上….
+    ("以人格或性命担保（以人格担保…）", &["保", "誓", "赌"]),
+    ("以演员表作保（不信…等着看演员表）", &["演员表", "揭秘", "结束"]),
+    (
+        "以吃牌作保（我要是狼我吃红牌）",
+        &["死全家", "不得好死", "红牌", "退坛", "删号", "自杀"],
+    ),
+    ("暗示马甲（你知道我刀法…）", &["知道我"]),
+    ("拆马甲（拆出/媳妇GET）", &["get", "马甲", "是谁"]),
+    // 我xx杀 我x杀 我??杀 我某某杀 我马甲杀 | 理由不能说….
+    (
+        "隐去理由的马甲杀（我XX杀/理由不能说）",
+        &["x杀", "?杀", "某某杀", "马甲", "理由不能说"],
+    ),
+    ("谈论送赢", &["送", "帮", "谈判局", "拉三方票"]),
+];
+
+/// Every literal of [`NEEDS`], once, in order: literal `i` is bit `i` of a [`Needs`].
+pub fn need_literals() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for (_, lits) in NEEDS {
+        for l in *lits {
+            if !v.contains(l) {
+                v.push(l);
+            }
+        }
+    }
+    v
+}
+
+/// The [`need_literals`] found in one text, as bits.
+pub type Needs = u64;
+
+fn need_mask(name: &str) -> Needs {
+    let all = need_literals();
+    NEEDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(0, |(_, lits)| {
+            lits.iter()
+                .map(|l| 1 << all.iter().position(|a| a == l).expect("listed"))
+                .fold(0, |a, b| a | b)
+        })
+}
+
 struct Rule {
     group: Group,
     category: Category,
@@ -133,6 +195,8 @@ struct Rule {
     re: Regex,
     /// Reject a match (normalised text, match start, match end).
     reject: Option<Reject>,
+    /// Runs only if one of these [`need_literals`] was found (0: always).
+    need: Needs,
 }
 
 pub struct Patterns {
@@ -226,6 +290,7 @@ pub fn compiled() -> &'static Patterns {
                 on,
                 re: Regex::new(&re).unwrap_or_else(|e| panic!("{name}: {e}")),
                 reject,
+                need: need_mask(name),
             })
             .collect();
         Patterns { rules }
@@ -233,10 +298,20 @@ pub fn compiled() -> &'static Patterns {
 }
 
 impl Patterns {
-    /// The hits of the woken groups' rules.
-    pub fn scan(&self, groups: &GroupSet, original: &str, n: &Normalized) -> Vec<Hit> {
+    /// The hits of the woken groups' rules (those whose [`NEEDS`] are in `needs`).
+    pub fn scan(
+        &self,
+        groups: &GroupSet,
+        needs: Needs,
+        original: &str,
+        n: &Normalized,
+    ) -> Vec<Hit> {
         let mut out = Vec::new();
-        for r in self.rules.iter().filter(|r| groups.contains(r.group)) {
+        for r in self
+            .rules
+            .iter()
+            .filter(|r| groups.contains(r.group) && (r.need == 0 || r.need & needs != 0))
+        {
             let hay = match r.on {
                 On::Normalized => n.text.as_str(),
                 On::Original => original,
@@ -263,5 +338,77 @@ impl Patterns {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::normalize::normalize_str;
+    use super::*;
+
+    #[test]
+    fn each_rule_s_needs_name_a_rule_on_normalised_text_and_are_normal() {
+        let p = compiled();
+        for (name, lits) in NEEDS {
+            let r = p.rules.iter().find(|r| r.name == *name);
+            assert!(
+                r.is_some_and(|r| r.on == On::Normalized && r.need != 0),
+                "{name}"
+            );
+            for l in *lits {
+                assert_eq!(normalize_str(l), *l, "{name}: {l} is not normalised");
+            }
+        }
+        assert!(need_literals().len() <= Needs::BITS as usize);
+    }
+
+    /// Every match of a gated rule in the labelled set (and in the shapes below) holds one of
+    /// the literals the rule is said to need.
+    #[test]
+    fn a_gated_rule_never_matches_without_one_of_its_needs() {
+        let labelled = include_str!("../../tests/moderation/labelled.tsv");
+        let mut texts: Vec<String> = labelled
+            .lines()
+            .filter_map(|l| l.split('\t').nth(1))
+            .map(normalize_str)
+            .collect();
+        for t in [
+            "不服这张牌",
+            "凭什么只给我发牌",
+            "这牌太离谱",
+            "我对天发誓",
+            "以人格担保",
+            "赌上我的人格",
+            "拿命来赌",
+            "结束后见",
+            "揭秘为证",
+            "要是我是狼我退坛",
+            "你们应该知道我的刀法",
+            "媳妇get",
+            "认出了是谁",
+            "帮他赢",
+            "谈判局",
+            "拉三方票",
+            "我xx杀了他",
+            "我??杀",
+            "理由不能说会吃牌",
+        ] {
+            texts.push(normalize_str(t));
+        }
+        let all = need_literals();
+        let mut matched = 0;
+        for r in compiled().rules.iter().filter(|r| r.need != 0) {
+            for t in &texts {
+                for m in r.re.find_iter(t) {
+                    matched += 1;
+                    let found = all
+                        .iter()
+                        .enumerate()
+                        .any(|(i, l)| r.need & (1 << i) != 0 && m.as_str().contains(l));
+                    assert!(found, "{}: `{}` in {t}", r.name, m.as_str());
+                }
+            }
+        }
+        assert!(matched > 40, "only {matched} matches");
     }
 }
