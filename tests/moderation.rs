@@ -944,7 +944,10 @@ cause = "vote"
         );
         assert_eq!(
             note[1..],
-            ["  帖子 702，傻树（1 帖）：2楼", "  帖子 702，草莓（1 帖）：3楼"],
+            [
+                "  帖子 702，傻树（1 帖）：2楼",
+                "  帖子 702，草莓（1 帖）：3楼"
+            ],
             "PC posts (thread 701) were checked: {out}"
         );
         let (_, bb, _) = bansha(&["flags", "--config", c, "--day", "2", "--format", "bbcode"]);

@@ -569,7 +569,11 @@ pub fn render_flags(
                 );
                 s.push_str("[list]\n");
                 for (head, items) in unchecked_groups(unchecked) {
-                    let _ = writeln!(s, "[*]{}", bbcode_escape(&format!("{head}：{}", items.join("、"))));
+                    let _ = writeln!(
+                        s,
+                        "[*]{}",
+                        bbcode_escape(&format!("{head}：{}", items.join("、")))
+                    );
                 }
                 s.push_str("[/list]\n");
             }
@@ -890,9 +894,6 @@ mod tests {
         // Two floors in a row are not a run.
         assert_eq!(lines[5], "帖子 702，取酒（2 帖）：1楼、2楼");
         assert_eq!(lines.len(), 6);
-        assert!(
-            lines.iter().all(|l| l.chars().count() <= 80),
-            "{lines:#?}"
-        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{lines:#?}");
     }
 }

@@ -175,7 +175,10 @@ pub struct Hit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PatKind {
-    Word { category: Category, entry: u32 },
+    Word {
+        category: Category,
+        entry: u32,
+    },
     Allow,
     Trigger(patterns::Group),
     /// A literal some rules need ([`patterns::need_literals`]): its bit.

@@ -365,7 +365,11 @@ impl Run {
         self.last_out = out;
         self.last_src = os;
         if oe - os != len {
-            n.segs.push(Seg { out, src: os, end: oe });
+            n.segs.push(Seg {
+                out,
+                src: os,
+                end: oe,
+            });
         } else if !matches!(n.segs.last(), Some(g) if g.end == AFFINE && g.src.wrapping_add(out - g.out) == os)
         {
             n.segs.push(Seg {
@@ -451,7 +455,11 @@ mod tests {
                 );
             }
         }
-        assert_eq!(n.clock, super::super::patterns::has_clock_time(&n.text), "{s:?}");
+        assert_eq!(
+            n.clock,
+            super::super::patterns::has_clock_time(&n.text),
+            "{s:?}"
+        );
         let opens = |t: &str| t.contains(['「', '“', '『']);
         assert_eq!(n.quote_marks, opens(&n.text), "{s:?}");
         assert_eq!(n.source_quotes, opens(s) || s.contains(['"', '[']), "{s:?}");
@@ -472,9 +480,10 @@ mod tests {
         ] {
             same_spans_as_per_byte_maps(s);
         }
-        let alphabet: Vec<char> = "傻逼槽卧導演说a A1:2 ，：？。*_\n\"[「」“”『』ⅲⅱ⑸１２：ｉ\u{200B}𠀀ﾊﾟ"
-            .chars()
-            .collect();
+        let alphabet: Vec<char> =
+            "傻逼槽卧導演说a A1:2 ，：？。*_\n\"[「」“”『』ⅲⅱ⑸１２：ｉ\u{200B}𠀀ﾊﾟ"
+                .chars()
+                .collect();
         let mut rng = fastrand::Rng::with_seed(7);
         for _ in 0..3000 {
             let len = rng.usize(0..14);
