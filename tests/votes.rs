@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use bansha::config::Config;
-use bansha::model::{EditNotice, Post, QuoteRef, Revision};
+use bansha::model::{EditNotice, LockKind, Post, QuoteRef, Revision};
 use bansha::roster::Roster;
 use bansha::rules::RuleSet;
 use bansha::rules::vote::Weight;
@@ -78,6 +78,9 @@ struct ScPost {
     /// A later revision's text.
     #[serde(default)]
     later: Option<String>,
+    /// The body could not be read (`banned-author`, `password`, …).
+    #[serde(default)]
+    locked: Option<LockKind>,
 }
 
 #[derive(Deserialize)]
@@ -246,7 +249,7 @@ fn to_post(cfg: &Config, p: &ScPost) -> Post {
         quote,
         revisions,
         missing_since: None,
-        locked: None,
+        locked: p.locked,
     }
 }
 
