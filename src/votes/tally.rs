@@ -493,6 +493,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn minutes_zh_names_whole_hours_in_hours() {
+        assert_eq!(minutes_zh(60), "一小时");
+        assert_eq!(minutes_zh(120), "2小时");
+        assert_eq!(minutes_zh(180), "3小时");
+        assert_eq!(minutes_zh(30), "30分钟");
+        assert_eq!(minutes_zh(90), "90分钟");
+    }
+
+    #[test]
     fn fast_time_format_matches_config_format() {
         let mut cfg = Config::from_str(
             std::path::Path::new("t.toml"),
