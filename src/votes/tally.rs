@@ -518,6 +518,8 @@ mod tests {
                 1_773_554_400 - 1,
                 1_773_554_400,
                 1_773_554_400 + 3_601,
+                // Year 10000: outside what the fast path writes (`{:04}`).
+                253_402_300_800,
             ] {
                 assert_eq!(fmt_time_fast(&cfg, ts), cfg.fmt_time(ts), "{tz} {ts}");
             }
