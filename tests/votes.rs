@@ -109,6 +109,8 @@ struct Expect {
     #[serde(default)]
     text_contains: Vec<String>,
     #[serde(default)]
+    text_lacks: Vec<String>,
+    #[serde(default)]
     notes_contain: Vec<String>,
     #[serde(default)]
     edited_floors: Option<Vec<u32>>,
@@ -444,6 +446,9 @@ fn run(game: &str, file: &Path) -> Vec<String> {
     let tx = votes::render::text(&t, &cfg.game.name);
     for s in &e.text_contains {
         check(tx.contains(s.as_str()), format!("text lacks `{s}`:\n{tx}"));
+    }
+    for s in &e.text_lacks {
+        check(!tx.contains(s.as_str()), format!("text contains `{s}`:\n{tx}"));
     }
     for s in &e.notes_contain {
         check(
