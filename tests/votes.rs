@@ -448,7 +448,10 @@ fn run(game: &str, file: &Path) -> Vec<String> {
         check(tx.contains(s.as_str()), format!("text lacks `{s}`:\n{tx}"));
     }
     for s in &e.text_lacks {
-        check(!tx.contains(s.as_str()), format!("text contains `{s}`:\n{tx}"));
+        check(
+            !tx.contains(s.as_str()),
+            format!("text contains `{s}`:\n{tx}"),
+        );
     }
     for s in &e.notes_contain {
         check(
