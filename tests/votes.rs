@@ -72,6 +72,9 @@ struct ScPost {
     quote_author: Option<String>,
     #[serde(default)]
     quote_time: Option<String>,
+    /// The legacy `回复 N# name` form: the floor quoted (with `quote_author`).
+    #[serde(default)]
+    quote_floor: Option<u32>,
     /// First seen already carrying an edit notice.
     #[serde(default)]
     first_seen_edited: bool,
@@ -236,7 +239,7 @@ fn to_post(cfg: &Config, p: &ScPost) -> Post {
             pid: p.quote_pid,
             author: p.quote_author.clone(),
             time: p.quote_time.as_deref().map(ts),
-            floor: None,
+            floor: p.quote_floor,
         })
     } else {
         None
