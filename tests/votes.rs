@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use bansha::config::Config;
-use bansha::model::{EditNotice, Post, QuoteRef, Revision};
+use bansha::model::{EditNotice, LockKind, Post, QuoteRef, Revision};
 use bansha::roster::Roster;
 use bansha::rules::RuleSet;
 use bansha::rules::vote::Weight;
@@ -72,12 +72,18 @@ struct ScPost {
     quote_author: Option<String>,
     #[serde(default)]
     quote_time: Option<String>,
+    /// The legacy `回复 N# name` form: the floor quoted (with `quote_author`).
+    #[serde(default)]
+    quote_floor: Option<u32>,
     /// First seen already carrying an edit notice.
     #[serde(default)]
     first_seen_edited: bool,
     /// A later revision's text.
     #[serde(default)]
     later: Option<String>,
+    /// The body could not be read (`banned-author`, `password`, …).
+    #[serde(default)]
+    locked: Option<LockKind>,
 }
 
 #[derive(Deserialize)]
@@ -105,6 +111,8 @@ struct Expect {
     bbcode_lacks: Vec<String>,
     #[serde(default)]
     text_contains: Vec<String>,
+    #[serde(default)]
+    text_lacks: Vec<String>,
     #[serde(default)]
     notes_contain: Vec<String>,
     #[serde(default)]
@@ -231,7 +239,7 @@ fn to_post(cfg: &Config, p: &ScPost) -> Post {
             pid: p.quote_pid,
             author: p.quote_author.clone(),
             time: p.quote_time.as_deref().map(ts),
-            floor: None,
+            floor: p.quote_floor,
         })
     } else {
         None
@@ -246,7 +254,7 @@ fn to_post(cfg: &Config, p: &ScPost) -> Post {
         quote,
         revisions,
         missing_since: None,
-        locked: None,
+        locked: p.locked,
     }
 }
 
@@ -441,6 +449,12 @@ fn run(game: &str, file: &Path) -> Vec<String> {
     let tx = votes::render::text(&t, &cfg.game.name);
     for s in &e.text_contains {
         check(tx.contains(s.as_str()), format!("text lacks `{s}`:\n{tx}"));
+    }
+    for s in &e.text_lacks {
+        check(
+            !tx.contains(s.as_str()),
+            format!("text contains `{s}`:\n{tx}"),
+        );
     }
     for s in &e.notes_contain {
         check(

@@ -493,6 +493,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn minutes_zh_names_whole_hours_in_hours() {
+        assert_eq!(minutes_zh(60), "一小时");
+        assert_eq!(minutes_zh(120), "2小时");
+        assert_eq!(minutes_zh(180), "3小时");
+        assert_eq!(minutes_zh(30), "30分钟");
+        assert_eq!(minutes_zh(90), "90分钟");
+    }
+
+    #[test]
     fn fast_time_format_matches_config_format() {
         let mut cfg = Config::from_str(
             std::path::Path::new("t.toml"),
@@ -509,6 +518,8 @@ mod tests {
                 1_773_554_400 - 1,
                 1_773_554_400,
                 1_773_554_400 + 3_601,
+                // Year 10000: outside what the fast path writes (`{:04}`).
+                253_402_300_800,
             ] {
                 assert_eq!(fmt_time_fast(&cfg, ts), cfg.fmt_time(ts), "{tz} {ts}");
             }
