@@ -979,3 +979,198 @@ fn concurrent_openers_of_a_version_4_database_all_end_at_5() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scratch folder for one test (removed by the test at its end).
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bansha-store-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn each_source_kind_and_lock_kind_reads_back_as_stored() {
+    let mut s = Store::open_in_memory().unwrap();
+    let kinds = [
+        LockKind::BannedAuthor,
+        LockKind::ModeratorBlocked,
+        LockKind::AuthorOnly,
+        LockKind::Password,
+        LockKind::Hidden,
+        LockKind::Pending,
+        LockKind::Other,
+    ];
+    let mut pg = thread_page(kinds.len() as u32, 10, 1, &[]);
+    for (p, k) in pg.posts.iter_mut().zip(kinds) {
+        p.locked = Some(k);
+        p.text = String::new();
+    }
+    let mut at = info(1, T0);
+    for (n, kind) in [SourceKind::Html, SourceKind::Api, SourceKind::File]
+        .into_iter()
+        .enumerate()
+    {
+        at.kind = kind;
+        at.fetched_at = T0 + n as i64;
+        s.store_page(F, &pg, &at).unwrap();
+    }
+    let got: Vec<Option<LockKind>> = s.posts(F, 7).unwrap().iter().map(|p| p.locked).collect();
+    assert_eq!(got, kinds.map(Some).to_vec());
+    let logged: Vec<SourceKind> = s.fetch_log(F, 7).unwrap().iter().map(|e| e.kind).collect();
+    assert_eq!(
+        logged,
+        vec![SourceKind::Html, SourceKind::Api, SourceKind::File]
+    );
+}
+
+#[test]
+fn page_changes_are_empty_only_when_no_list_has_an_entry() {
+    assert!(PageChanges::default().is_empty());
+    for k in 0..5 {
+        let mut c = PageChanges::default();
+        match k {
+            0 => c.new_posts.push(1),
+            1 => c.changed.push(1),
+            2 => c.missing.push(1),
+            3 => c.reappeared.push(1),
+            _ => c.refloored.push((1, Some(1), Some(2))),
+        }
+        assert!(!c.is_empty(), "{c:?}");
+    }
+}
+
+#[test]
+fn a_fetch_failure_without_a_reason_or_saying_ok_is_logged_as_failed() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.log_fetch_failure(F, 7, &info(1, T0), "  ").unwrap();
+    s.log_fetch_failure(F, 7, &info(1, T0 + 1), "ok").unwrap();
+    let got: Vec<String> = s
+        .fetch_log(F, 7)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.outcome)
+        .collect();
+    assert_eq!(
+        got,
+        vec!["failed:   ".to_string(), "failed: ok".to_string()]
+    );
+}
+
+#[test]
+fn a_batch_counts_its_pages_and_stores_them_only_on_commit() {
+    let mut s = Store::open_in_memory().unwrap();
+    {
+        let mut b = s.batch().unwrap();
+        b.store_page(F, &thread_page(12, 10, 1, &[]), &info(1, T0))
+            .unwrap();
+        // Dropped without a commit: nothing stored.
+    }
+    assert!(s.posts(F, 7).unwrap().is_empty());
+    let mut b = s.batch().unwrap();
+    assert_eq!(b.pages(), 0);
+    b.store_page(F, &thread_page(12, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    b.store_page(F, &thread_page(12, 10, 2, &[]), &info(2, T0))
+        .unwrap();
+    assert_eq!(b.pages(), 2);
+    b.commit().unwrap();
+    assert_eq!(s.posts(F, 7).unwrap().len(), 12);
+}
+
+/// The web page's change counter: another connection's commit changes it, nothing else does.
+#[test]
+fn data_version_changes_when_another_connection_commits() {
+    let dir = scratch("dv");
+    let path = dir.join("dv.sqlite");
+    let mut w = Store::open(&path).unwrap();
+    let r = Store::open(&path).unwrap();
+    let v0 = r.data_version().unwrap();
+    assert_eq!(r.data_version().unwrap(), v0);
+    w.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let v1 = r.data_version().unwrap();
+    assert_ne!(v1, v0);
+    w.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0 + 60))
+        .unwrap();
+    assert_ne!(r.data_version().unwrap(), v1);
+    assert_eq!(r.db_name(), path.display().to_string());
+    assert_eq!(Store::open_in_memory().unwrap().db_name(), ":memory:");
+    drop((w, r));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bulk_checkpoints_let_the_log_grow_to_8192_pages() {
+    let dir = scratch("ckpt");
+    let s = Store::open(&dir.join("c.sqlite")).unwrap();
+    let pages = |s: &Store| -> i64 {
+        s.conn
+            .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(pages(&s), 1000);
+    s.bulk_checkpoints().unwrap();
+    assert_eq!(pages(&s), 8192);
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `open` and `open_existing` name the problem: a missing folder, no database file, a file
+/// that is no bansha database, a newer schema. `open_existing` of a current file reads it
+/// read-only, and sees what a writer commits after it opened.
+#[test]
+fn open_existing_refuses_what_is_no_current_database_and_reads_the_rest_read_only() {
+    let dir = scratch("openx");
+    let missing = dir.join("no/such/x.sqlite");
+    for err in [
+        Store::open(&missing).unwrap_err(),
+        Store::open_existing(&missing).unwrap_err(),
+    ] {
+        let msg = err.to_string();
+        assert!(msg.contains("does not exist"), "{msg}");
+        assert!(msg.contains("x.sqlite"), "{msg}");
+    }
+    let path = dir.join("game.sqlite");
+    let msg = Store::open_existing(&path).unwrap_err().to_string();
+    assert!(msg.contains("no such database"), "{msg}");
+    assert!(!path.exists());
+
+    let plain = dir.join("plain.sqlite");
+    Connection::open(&plain)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    let msg = Store::open_existing(&plain).unwrap_err().to_string();
+    assert!(msg.contains("not a bansha database"), "{msg}");
+
+    let mut w = Store::open(&path).unwrap();
+    w.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let r = Store::open_existing(&path).unwrap();
+    assert!(r.conn.is_readonly(rusqlite::MAIN_DB).unwrap());
+    assert_eq!(r.schema_version().unwrap(), schema::current_version());
+    assert_eq!(r.posts(F, 7).unwrap().len(), 2);
+    w.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0 + 60))
+        .unwrap();
+    assert_eq!(r.posts(F, 7).unwrap().len(), 3);
+    drop(r);
+
+    w.conn.pragma_update(None, "user_version", 99).unwrap();
+    let err = Store::open_existing(&path).unwrap_err();
+    assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+    drop(w);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A folder no one may create files in (even root: `/proc`) is named as the problem.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_without_room_for_the_wal_files_is_named() {
+    let msg = Store::open(std::path::Path::new("/proc/bansha-no-such.sqlite"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("cannot create files in the folder `/proc`"),
+        "{msg}"
+    );
+}
