@@ -1174,3 +1174,59 @@ fn a_folder_without_room_for_the_wal_files_is_named() {
         "{msg}"
     );
 }
+
+/// `replaced_from(bad, good)`: every run of U+FFFD in `bad` stands for at least one
+/// character of `good`, the text between the runs is `good`'s in order, and the text
+/// outside the runs is `good`'s start and end.
+#[test]
+fn replaced_from_needs_each_run_to_stand_for_a_character_and_the_rest_to_agree() {
+    const R: &str = "\u{fffd}";
+    let cases: &[(String, &str, bool)] = &[
+        // A trailing run: something of `good` must be left for it.
+        (format!("小{R}"), "小红", true),
+        (format!("小红{R}"), "小红", false),
+        // A leading run.
+        (format!("{R}红"), "小红", true),
+        (format!("{R}小红"), "小红", false),
+        // A run inside: one character or more, never none.
+        (format!("投{R}对象"), "投票对象", true),
+        (format!("投{R}象"), "投票对象", true),
+        (format!("投{R}票对象"), "投票对象", false),
+        // The text after the last run is `good`'s end, not only somewhere in it.
+        (format!("投{R}对"), "投票对象", false),
+        (format!("投{R}对"), "投票对象对", true),
+        // A piece before a trailing run is found, and consumed.
+        (format!("投{R}对{R}"), "投票对象", true),
+        (format!("投{R}对{R}"), "投票对", false),
+        // Several runs.
+        (format!("甲{R}乙{R}丙"), "甲一乙二丙", true),
+        (format!("甲{R}乙{R}丙"), "甲一乙丙", false),
+        (format!("甲{R}乙{R}丙"), "甲一乙二丁", false),
+        (format!("甲{R}乙{R}丙"), "乙一乙二丙", false),
+        // More runs than kept characters says nothing; no run is no replacement.
+        (format!("{R}小{R}"), "大小红", false),
+        (format!("{R}{R}"), "小红", false),
+        ("小红".to_string(), "小红", false),
+        ("小蓝".to_string(), "小红", false),
+    ];
+    for (bad, good, want) in cases {
+        assert_eq!(replaced_from(bad, good), *want, "{bad:?} from {good:?}");
+    }
+}
+
+#[test]
+fn decoding_error_of_never_takes_a_damaged_or_ascii_text_for_the_good_one() {
+    // The stored text itself has replacement characters: it is no reference.
+    assert_eq!(decoding_error_of("投票\u{fffd}", "投票\u{fffd}对象"), None);
+    // Plain ASCII has no charset to get wrong: a U+FFFD there is an edit.
+    assert_eq!(decoding_error_of("vote \u{fffd}", "vote B"), None);
+    // An approximate match keeps its place: the rest of the text must agree.
+    assert_eq!(
+        decoding_error_of("投票对象：\u{fffd}红", "投票对象：小红"),
+        Some(false)
+    );
+    assert_eq!(
+        decoding_error_of("投票对象：\u{fffd}蓝", "投票对象：小红"),
+        None
+    );
+}
