@@ -1230,3 +1230,58 @@ fn decoding_error_of_never_takes_a_damaged_or_ascii_text_for_the_good_one() {
         None
     );
 }
+
+/// A renamed thread takes the new title; a page that shows none (blank) keeps the stored one.
+#[test]
+fn a_new_thread_title_replaces_the_stored_one_and_a_blank_one_does_not() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(2, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.title = "[075]第二日投票帖（已截止）".into();
+    s.store_page(F, &pg, &info(1, T0 + 60)).unwrap();
+    let title = |s: &Store| s.thread(F, 7).unwrap().unwrap().title;
+    assert_eq!(title(&s), "[075]第二日投票帖（已截止）");
+    pg.title = "  ".into();
+    s.store_page(F, &pg, &info(1, T0 + 120)).unwrap();
+    assert_eq!(title(&s), "[075]第二日投票帖（已截止）");
+}
+
+/// The stored quote follows the post's latest content: a page that first shows a quote for
+/// unchanged content fills it in, another quote on the same content changes nothing, and an
+/// edit brings its own quote.
+#[test]
+fn a_post_s_quote_follows_its_latest_content() {
+    let q = |pid: u64| QuoteRef {
+        pid: Some(pid),
+        author: None,
+        time: None,
+        floor: None,
+    };
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(3, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    let quote = |s: &Store| s.post(F, 7, 103).unwrap().unwrap().quote;
+    assert_eq!(quote(&s), None);
+    pg.posts[2].quote = Some(q(101));
+    assert!(
+        s.store_page(F, &pg, &info(1, T0 + 60))
+            .unwrap()
+            .changed
+            .is_empty()
+    );
+    assert_eq!(quote(&s), Some(q(101)));
+    pg.posts[2].quote = Some(q(102));
+    assert!(
+        s.store_page(F, &pg, &info(1, T0 + 120))
+            .unwrap()
+            .changed
+            .is_empty()
+    );
+    assert_eq!(quote(&s), Some(q(101)));
+    pg.posts[2].text = "帖子103（改）".into();
+    assert_eq!(
+        s.store_page(F, &pg, &info(1, T0 + 180)).unwrap().changed,
+        vec![103]
+    );
+    assert_eq!(quote(&s), Some(q(102)));
+}
