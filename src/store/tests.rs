@@ -1285,3 +1285,12 @@ fn a_post_s_quote_follows_its_latest_content() {
     );
     assert_eq!(quote(&s), Some(q(102)));
 }
+
+/// The path in the `file:` URI of the read-as-it-stands fallback escapes what a URI reserves.
+#[test]
+fn a_file_uri_path_escapes_question_marks_hashes_and_percents() {
+    assert_eq!(
+        uri_path(std::path::Path::new("/srv/游戏?1#2%3/game.db")),
+        "/srv/游戏%3f1%232%253/game.db"
+    );
+}
