@@ -1294,3 +1294,31 @@ fn a_file_uri_path_escapes_question_marks_hashes_and_percents() {
         "/srv/游戏%3f1%232%253/game.db"
     );
 }
+
+fn busy() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None)
+}
+
+/// The WAL switch answers BUSY at once while another process opens the same fresh file:
+/// BUSY is retried until the timeout, then stands; any other answer is final at once.
+#[test]
+fn a_busy_answer_is_retried_until_the_timeout_and_nothing_else_is() {
+    let mut n = 0;
+    let r = retry_busy(Duration::from_secs(10), || {
+        n += 1;
+        if n < 3 { Err(busy()) } else { Ok(n) }
+    });
+    assert_eq!(r, Ok(3));
+    let mut n = 0;
+    let r = retry_busy(Duration::ZERO, || {
+        n += 1;
+        Err::<(), _>(busy())
+    });
+    assert_eq!((r, n), (Err(busy()), 1));
+    let mut n = 0;
+    let r = retry_busy(Duration::from_secs(10), || {
+        n += 1;
+        Err::<(), _>(rusqlite::Error::InvalidQuery)
+    });
+    assert_eq!((r, n), (Err(rusqlite::Error::InvalidQuery), 1));
+}
