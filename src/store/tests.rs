@@ -1322,3 +1322,20 @@ fn a_busy_answer_is_retried_until_the_timeout_and_nothing_else_is() {
     });
     assert_eq!((r, n), (Err(rusqlite::Error::InvalidQuery), 1));
 }
+
+/// A revision's enlarged text is filled in once, when the stored one has none; a later view
+/// of the same content with other enlarged text does not rewrite the stored revision.
+#[test]
+fn stored_enlarged_text_is_filled_in_never_rewritten() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(1, 10, 1, &[]);
+    pg.posts[0].large = "帖子101".into();
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.posts[0].large = "帖子".into();
+    assert!(s.store_page(F, &pg, &info(1, T0 + 5)).unwrap().is_empty());
+    let p = s.post(F, 7, 101).unwrap().unwrap();
+    assert_eq!(
+        (p.revisions.len(), p.first().large.as_str()),
+        (1, "帖子101")
+    );
+}
