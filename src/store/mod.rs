@@ -438,9 +438,20 @@ fn replaced_from(bad: &str, good: &str) -> bool {
 /// once (without the busy handler) while another process opens the same fresh file, so
 /// it is retried for as long as the busy timeout; a file already in WAL answers at once.
 fn wal_mode(conn: &Connection) -> Result<String, rusqlite::Error> {
-    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    retry_busy(BUSY_TIMEOUT, || {
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+    })
+}
+
+/// Run `attempt` again (15 ms apart) while it answers BUSY, for at most `timeout`; then its
+/// last answer stands. Any other answer is returned at once.
+fn retry_busy<T>(
+    timeout: Duration,
+    mut attempt: impl FnMut() -> Result<T, rusqlite::Error>,
+) -> Result<T, rusqlite::Error> {
+    let deadline = std::time::Instant::now() + timeout;
     loop {
-        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+        match attempt() {
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::DatabaseBusy
                     && std::time::Instant::now() < deadline =>

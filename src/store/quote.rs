@@ -205,4 +205,39 @@ mod tests {
         resolve_quotes(&mut v, &[]);
         assert_eq!(v[1].quote.as_ref().unwrap().pid, Some(999));
     }
+
+    /// The minute window is `[t, t + 59]`, an exact time wins within it, a quote whose
+    /// author and time fit no post falls back to its floor, and a floor-only quote never
+    /// resolves to the quoting post itself.
+    #[test]
+    fn window_exact_time_floor_fallback_and_floor_only_quotes() {
+        let t = 1_000_000;
+        let mut v = vec![
+            post(10, 1, "甲", t + 30, None),
+            post(11, 2, "甲", t + 3600, None),
+            post(12, 3, "乙", t + 4000, q(Some("甲"), Some(t), None)),
+        ];
+        resolve_quotes(&mut v, &[]);
+        assert_eq!(v[2].quote.as_ref().unwrap().pid, Some(10), "window");
+        let mut v = vec![
+            post(10, 1, "甲", t, None),
+            post(11, 2, "甲", t + 30, None),
+            post(12, 3, "乙", t + 100, q(Some("甲"), Some(t), None)),
+        ];
+        resolve_quotes(&mut v, &[]);
+        assert_eq!(v[2].quote.as_ref().unwrap().pid, Some(10), "exact time");
+        let mut v = vec![
+            post(10, 1, "甲", t - 1000, None),
+            post(12, 2, "乙", t + 100, q(Some("甲"), Some(t), Some(1))),
+        ];
+        resolve_quotes(&mut v, &[]);
+        assert_eq!(v[1].quote.as_ref().unwrap().pid, Some(10), "floor fallback");
+        let mut v = vec![
+            post(10, 1, "甲", 100, None),
+            post(11, 2, "丙", 200, None),
+            post(12, 3, "乙", 300, q(None, None, Some(3))),
+        ];
+        resolve_quotes(&mut v, &[(11, 3)]);
+        assert_eq!(v[2].quote.as_ref().unwrap().pid, Some(11), "floor only");
+    }
 }

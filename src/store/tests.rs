@@ -979,3 +979,363 @@ fn concurrent_openers_of_a_version_4_database_all_end_at_5() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scratch folder for one test (removed by the test at its end).
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bansha-store-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn each_source_kind_and_lock_kind_reads_back_as_stored() {
+    let mut s = Store::open_in_memory().unwrap();
+    let kinds = [
+        LockKind::BannedAuthor,
+        LockKind::ModeratorBlocked,
+        LockKind::AuthorOnly,
+        LockKind::Password,
+        LockKind::Hidden,
+        LockKind::Pending,
+        LockKind::Other,
+    ];
+    let mut pg = thread_page(kinds.len() as u32, 10, 1, &[]);
+    for (p, k) in pg.posts.iter_mut().zip(kinds) {
+        p.locked = Some(k);
+        p.text = String::new();
+    }
+    let mut at = info(1, T0);
+    for (n, kind) in [SourceKind::Html, SourceKind::Api, SourceKind::File]
+        .into_iter()
+        .enumerate()
+    {
+        at.kind = kind;
+        at.fetched_at = T0 + n as i64;
+        s.store_page(F, &pg, &at).unwrap();
+    }
+    let got: Vec<Option<LockKind>> = s.posts(F, 7).unwrap().iter().map(|p| p.locked).collect();
+    assert_eq!(got, kinds.map(Some).to_vec());
+    let logged: Vec<SourceKind> = s.fetch_log(F, 7).unwrap().iter().map(|e| e.kind).collect();
+    assert_eq!(
+        logged,
+        vec![SourceKind::Html, SourceKind::Api, SourceKind::File]
+    );
+}
+
+#[test]
+fn page_changes_are_empty_only_when_no_list_has_an_entry() {
+    assert!(PageChanges::default().is_empty());
+    for k in 0..5 {
+        let mut c = PageChanges::default();
+        match k {
+            0 => c.new_posts.push(1),
+            1 => c.changed.push(1),
+            2 => c.missing.push(1),
+            3 => c.reappeared.push(1),
+            _ => c.refloored.push((1, Some(1), Some(2))),
+        }
+        assert!(!c.is_empty(), "{c:?}");
+    }
+}
+
+#[test]
+fn a_fetch_failure_without_a_reason_or_saying_ok_is_logged_as_failed() {
+    let mut s = Store::open_in_memory().unwrap();
+    s.log_fetch_failure(F, 7, &info(1, T0), "  ").unwrap();
+    s.log_fetch_failure(F, 7, &info(1, T0 + 1), "ok").unwrap();
+    let got: Vec<String> = s
+        .fetch_log(F, 7)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.outcome)
+        .collect();
+    assert_eq!(
+        got,
+        vec!["failed:   ".to_string(), "failed: ok".to_string()]
+    );
+}
+
+#[test]
+fn a_batch_counts_its_pages_and_stores_them_only_on_commit() {
+    let mut s = Store::open_in_memory().unwrap();
+    {
+        let mut b = s.batch().unwrap();
+        b.store_page(F, &thread_page(12, 10, 1, &[]), &info(1, T0))
+            .unwrap();
+        // Dropped without a commit: nothing stored.
+    }
+    assert!(s.posts(F, 7).unwrap().is_empty());
+    let mut b = s.batch().unwrap();
+    assert_eq!(b.pages(), 0);
+    b.store_page(F, &thread_page(12, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    b.store_page(F, &thread_page(12, 10, 2, &[]), &info(2, T0))
+        .unwrap();
+    assert_eq!(b.pages(), 2);
+    b.commit().unwrap();
+    assert_eq!(s.posts(F, 7).unwrap().len(), 12);
+}
+
+/// The web page's change counter: another connection's commit changes it, nothing else does.
+#[test]
+fn data_version_changes_when_another_connection_commits() {
+    let dir = scratch("dv");
+    let path = dir.join("dv.sqlite");
+    let mut w = Store::open(&path).unwrap();
+    let r = Store::open(&path).unwrap();
+    let v0 = r.data_version().unwrap();
+    assert_eq!(r.data_version().unwrap(), v0);
+    w.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let v1 = r.data_version().unwrap();
+    assert_ne!(v1, v0);
+    w.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0 + 60))
+        .unwrap();
+    assert_ne!(r.data_version().unwrap(), v1);
+    assert_eq!(r.db_name(), path.display().to_string());
+    assert_eq!(Store::open_in_memory().unwrap().db_name(), ":memory:");
+    drop((w, r));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bulk_checkpoints_let_the_log_grow_to_8192_pages() {
+    let dir = scratch("ckpt");
+    let s = Store::open(&dir.join("c.sqlite")).unwrap();
+    let pages = |s: &Store| -> i64 {
+        s.conn
+            .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(pages(&s), 1000);
+    s.bulk_checkpoints().unwrap();
+    assert_eq!(pages(&s), 8192);
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `open` and `open_existing` name the problem: a missing folder, no database file, a file
+/// that is no bansha database, a newer schema. `open_existing` of a current file reads it
+/// read-only, and sees what a writer commits after it opened.
+#[test]
+fn open_existing_refuses_what_is_no_current_database_and_reads_the_rest_read_only() {
+    let dir = scratch("openx");
+    let missing = dir.join("no/such/x.sqlite");
+    for err in [
+        Store::open(&missing).unwrap_err(),
+        Store::open_existing(&missing).unwrap_err(),
+    ] {
+        let msg = err.to_string();
+        assert!(msg.contains("does not exist"), "{msg}");
+        assert!(msg.contains("x.sqlite"), "{msg}");
+    }
+    let path = dir.join("game.sqlite");
+    let msg = Store::open_existing(&path).unwrap_err().to_string();
+    assert!(msg.contains("no such database"), "{msg}");
+    assert!(!path.exists());
+
+    let plain = dir.join("plain.sqlite");
+    Connection::open(&plain)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x)")
+        .unwrap();
+    let msg = Store::open_existing(&plain).unwrap_err().to_string();
+    assert!(msg.contains("not a bansha database"), "{msg}");
+
+    let mut w = Store::open(&path).unwrap();
+    w.store_page(F, &thread_page(2, 10, 1, &[]), &info(1, T0))
+        .unwrap();
+    let r = Store::open_existing(&path).unwrap();
+    assert!(r.conn.is_readonly(rusqlite::MAIN_DB).unwrap());
+    assert_eq!(r.schema_version().unwrap(), schema::current_version());
+    assert_eq!(r.posts(F, 7).unwrap().len(), 2);
+    w.store_page(F, &thread_page(3, 10, 1, &[]), &info(1, T0 + 60))
+        .unwrap();
+    assert_eq!(r.posts(F, 7).unwrap().len(), 3);
+    drop(r);
+
+    w.conn.pragma_update(None, "user_version", 99).unwrap();
+    let err = Store::open_existing(&path).unwrap_err();
+    assert!(matches!(err, StoreError::TooNew { found: 99, .. }), "{err}");
+    drop(w);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A folder no one may create files in (even root: `/proc`) is named as the problem.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_without_room_for_the_wal_files_is_named() {
+    let msg = Store::open(std::path::Path::new("/proc/bansha-no-such.sqlite"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("cannot create files in the folder `/proc`"),
+        "{msg}"
+    );
+}
+
+/// `replaced_from(bad, good)`: every run of U+FFFD in `bad` stands for at least one
+/// character of `good`, the text between the runs is `good`'s in order, and the text
+/// outside the runs is `good`'s start and end.
+#[test]
+fn replaced_from_needs_each_run_to_stand_for_a_character_and_the_rest_to_agree() {
+    const R: &str = "\u{fffd}";
+    let cases: &[(String, &str, bool)] = &[
+        // A trailing run: something of `good` must be left for it.
+        (format!("小{R}"), "小红", true),
+        (format!("小红{R}"), "小红", false),
+        // A leading run.
+        (format!("{R}红"), "小红", true),
+        (format!("{R}小红"), "小红", false),
+        // A run inside: one character or more, never none.
+        (format!("投{R}对象"), "投票对象", true),
+        (format!("投{R}象"), "投票对象", true),
+        (format!("投{R}票对象"), "投票对象", false),
+        // The text after the last run is `good`'s end, not only somewhere in it.
+        (format!("投{R}对"), "投票对象", false),
+        (format!("投{R}对"), "投票对象对", true),
+        // A piece before a trailing run is found, and consumed.
+        (format!("投{R}对{R}"), "投票对象", true),
+        (format!("投{R}对{R}"), "投票对", false),
+        // Several runs.
+        (format!("甲{R}乙{R}丙"), "甲一乙二丙", true),
+        (format!("甲{R}乙{R}丙"), "甲一乙丙", false),
+        (format!("甲{R}乙{R}丙"), "甲一乙二丁", false),
+        (format!("甲{R}乙{R}丙"), "乙一乙二丙", false),
+        // More runs than kept characters says nothing; no run is no replacement.
+        (format!("{R}小{R}"), "大小红", false),
+        (format!("{R}{R}"), "小红", false),
+        ("小红".to_string(), "小红", false),
+        ("小蓝".to_string(), "小红", false),
+    ];
+    for (bad, good, want) in cases {
+        assert_eq!(replaced_from(bad, good), *want, "{bad:?} from {good:?}");
+    }
+}
+
+#[test]
+fn decoding_error_of_never_takes_a_damaged_or_ascii_text_for_the_good_one() {
+    // The stored text itself has replacement characters: it is no reference.
+    assert_eq!(decoding_error_of("投票\u{fffd}", "投票\u{fffd}对象"), None);
+    // Plain ASCII has no charset to get wrong: a U+FFFD there is an edit.
+    assert_eq!(decoding_error_of("vote \u{fffd}", "vote B"), None);
+    // An approximate match keeps its place: the rest of the text must agree.
+    assert_eq!(
+        decoding_error_of("投票对象：\u{fffd}红", "投票对象：小红"),
+        Some(false)
+    );
+    assert_eq!(
+        decoding_error_of("投票对象：\u{fffd}蓝", "投票对象：小红"),
+        None
+    );
+}
+
+/// A renamed thread takes the new title; a page that shows none (blank) keeps the stored one.
+#[test]
+fn a_new_thread_title_replaces_the_stored_one_and_a_blank_one_does_not() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(2, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.title = "[075]第二日投票帖（已截止）".into();
+    s.store_page(F, &pg, &info(1, T0 + 60)).unwrap();
+    let title = |s: &Store| s.thread(F, 7).unwrap().unwrap().title;
+    assert_eq!(title(&s), "[075]第二日投票帖（已截止）");
+    pg.title = "  ".into();
+    s.store_page(F, &pg, &info(1, T0 + 120)).unwrap();
+    assert_eq!(title(&s), "[075]第二日投票帖（已截止）");
+}
+
+/// The stored quote follows the post's latest content: a page that first shows a quote for
+/// unchanged content fills it in, another quote on the same content changes nothing, and an
+/// edit brings its own quote.
+#[test]
+fn a_post_s_quote_follows_its_latest_content() {
+    let q = |pid: u64| QuoteRef {
+        pid: Some(pid),
+        author: None,
+        time: None,
+        floor: None,
+    };
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(3, 10, 1, &[]);
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    let quote = |s: &Store| s.post(F, 7, 103).unwrap().unwrap().quote;
+    assert_eq!(quote(&s), None);
+    pg.posts[2].quote = Some(q(101));
+    assert!(
+        s.store_page(F, &pg, &info(1, T0 + 60))
+            .unwrap()
+            .changed
+            .is_empty()
+    );
+    assert_eq!(quote(&s), Some(q(101)));
+    pg.posts[2].quote = Some(q(102));
+    assert!(
+        s.store_page(F, &pg, &info(1, T0 + 120))
+            .unwrap()
+            .changed
+            .is_empty()
+    );
+    assert_eq!(quote(&s), Some(q(101)));
+    pg.posts[2].text = "帖子103（改）".into();
+    assert_eq!(
+        s.store_page(F, &pg, &info(1, T0 + 180)).unwrap().changed,
+        vec![103]
+    );
+    assert_eq!(quote(&s), Some(q(102)));
+}
+
+/// The path in the `file:` URI of the read-as-it-stands fallback escapes what a URI reserves.
+#[test]
+fn a_file_uri_path_escapes_question_marks_hashes_and_percents() {
+    assert_eq!(
+        uri_path(std::path::Path::new("/srv/游戏?1#2%3/game.db")),
+        "/srv/游戏%3f1%232%253/game.db"
+    );
+}
+
+fn busy() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None)
+}
+
+/// The WAL switch answers BUSY at once while another process opens the same fresh file:
+/// BUSY is retried until the timeout, then stands; any other answer is final at once.
+#[test]
+fn a_busy_answer_is_retried_until_the_timeout_and_nothing_else_is() {
+    let mut n = 0;
+    let r = retry_busy(Duration::from_secs(10), || {
+        n += 1;
+        if n < 3 { Err(busy()) } else { Ok(n) }
+    });
+    assert_eq!(r, Ok(3));
+    let mut n = 0;
+    let r = retry_busy(Duration::ZERO, || {
+        n += 1;
+        Err::<(), _>(busy())
+    });
+    assert_eq!((r, n), (Err(busy()), 1));
+    let mut n = 0;
+    let r = retry_busy(Duration::from_secs(10), || {
+        n += 1;
+        Err::<(), _>(rusqlite::Error::InvalidQuery)
+    });
+    assert_eq!((r, n), (Err(rusqlite::Error::InvalidQuery), 1));
+}
+
+/// A revision's enlarged text is filled in once, when the stored one has none; a later view
+/// of the same content with other enlarged text does not rewrite the stored revision.
+#[test]
+fn stored_enlarged_text_is_filled_in_never_rewritten() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut pg = thread_page(1, 10, 1, &[]);
+    pg.posts[0].large = "帖子101".into();
+    s.store_page(F, &pg, &info(1, T0)).unwrap();
+    pg.posts[0].large = "帖子".into();
+    assert!(s.store_page(F, &pg, &info(1, T0 + 5)).unwrap().is_empty());
+    let p = s.post(F, 7, 101).unwrap().unwrap();
+    assert_eq!(
+        (p.revisions.len(), p.first().large.as_str()),
+        (1, "帖子101")
+    );
+}
