@@ -230,3 +230,12 @@ fn tag_flags_are_the_lists() {
         assert_eq!(tag_flags(n), want, "{n}");
     }
 }
+
+#[test]
+fn common_references_read_as_the_table_reads_them() {
+    for &(name, c) in COMMON_REFS {
+        assert_eq!(entity(name), Some((c as u32, 0)), "&{name}");
+        let text = format!("x&{name}y");
+        assert_eq!(decode_text(&text).as_deref(), Some(&*format!("x{c}y")));
+    }
+}
