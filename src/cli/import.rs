@@ -234,14 +234,24 @@ fn file_time(path: &Path, saved_at: Option<Timestamp>) -> Result<Timestamp, Stri
 /// more than one batch of summaries).
 const BATCH_PAGES: usize = 64;
 
-/// Read, parse and store each file, one at a time: a file is read only after the previous
-/// one is parsed and stored, so an import of any size holds one file and one batch of
-/// summaries in memory. `parse(path, bytes, saved_at)` turns a file into a page (its error
-/// text need not name the file; this adds it). Empty and binary files are refused before
-/// parsing; a page of a thread outside `game` is refused unless `tid` names it or
-/// `game.admit_all`. Each stored file is handed to `report` once its batch is committed,
-/// in the order of `files`. Returns one message per bad file, each starting with the file
-/// name. Only a failing database (or a failing `report`) stops the whole import.
+/// Parsed pages waiting to be stored, at most: the reader thread reads and parses this
+/// many files ahead of the page being stored (plus the one it is parsing), and no more, so
+/// memory does not grow with the archive.
+const READ_AHEAD: usize = 2;
+
+/// What the reader thread hands the storer for one file, in the order of the files.
+type Ready = Result<(usize, Parsed, Timestamp), String>;
+
+/// Read, parse and store each file. Two steps on two threads: a reader thread reads and
+/// parses the files in order, at most [`READ_AHEAD`] parsed pages ahead of the store (a
+/// file is read only after the one before it is parsed), while this thread stores them,
+/// so an import of any size holds a few files and one batch of summaries in memory.
+/// `parse(path, bytes, saved_at)` turns a file into a page (its error text need not name
+/// the file; this adds it). Empty and binary files are refused before parsing; a page of a
+/// thread outside `game` is refused unless `tid` names it or `game.admit_all`. Each stored
+/// file is handed to `report` once its batch is committed, in the order of `files`.
+/// Returns one message per bad file, each starting with the file name, in the order of
+/// `files`. Only a failing database (or a failing `report`) stops the whole import.
 #[allow(clippy::too_many_arguments)]
 pub fn import_files(
     store: &mut Store,
@@ -250,71 +260,113 @@ pub fn import_files(
     tid: Option<u64>,
     saved_at: Option<Timestamp>,
     game: &GameThreads,
+    parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String> + Send,
+    report: &mut dyn FnMut(Imported) -> CliResult,
+) -> Result<Vec<String>, CliError> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(READ_AHEAD);
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("import-reader".into())
+            // The stack a main thread has: a deeply nested page is parsed as it was before
+            // parsing moved off the main thread.
+            .stack_size(READER_STACK)
+            .spawn_scoped(s, move || read_files(files, tid, saved_at, game, parse, tx))
+            .map_err(|e| CliError::runtime(format!("cannot start the file reader: {e}")))?;
+        // Dropping `rx` (an error return) stops the reader at its next page.
+        store_files(store, forum, files, rx, report)
+    })
+}
+
+/// The reader thread's stack: the 8 MiB of a Linux main thread.
+const READER_STACK: usize = 8 << 20;
+
+/// The reader thread of [`import_files`]: each file read, checked and parsed, in order,
+/// until the files end or the storer stops listening.
+fn read_files(
+    files: &[PathBuf],
+    tid: Option<u64>,
+    saved_at: Option<Timestamp>,
+    game: &GameThreads,
     mut parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
+    tx: std::sync::mpsc::SyncSender<Ready>,
+) {
+    for (n, file) in files.iter().enumerate() {
+        let ready = read_file(file, tid, saved_at, game, &mut parse).map(|(p, at)| (n, p, at));
+        if tx.send(ready).is_err() {
+            return;
+        }
+    }
+}
+
+/// One file read, checked and parsed, or the message saying why it is not imported.
+fn read_file(
+    file: &Path,
+    tid: Option<u64>,
+    saved_at: Option<Timestamp>,
+    game: &GameThreads,
+    parse: &mut impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
+) -> Result<(Parsed, Timestamp), String> {
+    let name = file.display().to_string();
+    let bytes = std::fs::read(file).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    if crate::discuz::strip_bom_ws(&bytes).is_empty() {
+        return Err(format!("{name}: file is empty"));
+    }
+    if let Some(what) = binary_kind(&bytes) {
+        return Err(format!("{name}: not a Discuz! page ({what})"));
+    }
+    let at = file_time(file, saved_at)?;
+    let parsed = match parse(file, &bytes, at) {
+        Ok(p) => p,
+        Err(e) if e.contains(&name) => return Err(e),
+        Err(e) => return Err(format!("{name}: {e}")),
+    };
+    drop(bytes);
+    let page = &parsed.page;
+    if let Some(t) = tid
+        && page.tid != t
+    {
+        return Err(format!(
+            "{name}: the page is thread {}, but --tid says {t}",
+            page.tid
+        ));
+    }
+    if page.tid == 0 {
+        return Err(format!(
+            "{name}: the page does not say which thread it is; give --tid"
+        ));
+    }
+    if !game.admit_all && tid.is_none() && !game.known.contains(&page.tid) {
+        return Err(format!(
+            "{name}: thread {} is not part of this game ({} does not name it in a \
+             [[day]]); nothing stored. To store it anyway give --tid {} or --not-in-game",
+            page.tid, game.config, page.tid
+        ));
+    }
+    Ok((parsed, at))
+}
+
+/// The storing half of [`import_files`]: the reader's pages stored in batches of
+/// [`BATCH_PAGES`], each batch reported once committed.
+fn store_files(
+    store: &mut Store,
+    forum: &str,
+    files: &[PathBuf],
+    rx: std::sync::mpsc::Receiver<Ready>,
     report: &mut dyn FnMut(Imported) -> CliResult,
 ) -> Result<Vec<String>, CliError> {
     let mut failed = Vec::new();
     let mut pending: Vec<Imported> = Vec::new();
     let mut batch = store.batch().map_err(CliError::runtime)?;
-    for file in files {
+    for ready in rx {
+        let (n, Parsed { page, warnings }, at) = match ready {
+            Ok(r) => r,
+            Err(e) => {
+                failed.push(e);
+                continue;
+            }
+        };
+        let file = &files[n];
         let name = file.display().to_string();
-        let bytes = match std::fs::read(file) {
-            Ok(b) => b,
-            Err(e) => {
-                failed.push(format!("{name}: cannot read: {e}"));
-                continue;
-            }
-        };
-        if crate::discuz::strip_bom_ws(&bytes).is_empty() {
-            failed.push(format!("{name}: file is empty"));
-            continue;
-        }
-        if let Some(what) = binary_kind(&bytes) {
-            failed.push(format!("{name}: not a Discuz! page ({what})"));
-            continue;
-        }
-        let at = match file_time(file, saved_at) {
-            Ok(t) => t,
-            Err(e) => {
-                failed.push(e);
-                continue;
-            }
-        };
-        let Parsed { page, warnings } = match parse(file, &bytes, at) {
-            Ok(p) => p,
-            Err(e) if e.contains(&name) => {
-                failed.push(e);
-                continue;
-            }
-            Err(e) => {
-                failed.push(format!("{name}: {e}"));
-                continue;
-            }
-        };
-        drop(bytes);
-        if let Some(t) = tid
-            && page.tid != t
-        {
-            failed.push(format!(
-                "{name}: the page is thread {}, but --tid says {t}",
-                page.tid
-            ));
-            continue;
-        }
-        if page.tid == 0 {
-            failed.push(format!(
-                "{name}: the page does not say which thread it is; give --tid"
-            ));
-            continue;
-        }
-        if !game.admit_all && tid.is_none() && !game.known.contains(&page.tid) {
-            failed.push(format!(
-                "{name}: thread {} is not part of this game ({} does not name it in a \
-                 [[day]]); nothing stored. To store it anyway give --tid {} or --not-in-game",
-                page.tid, game.config, page.tid
-            ));
-            continue;
-        }
         let info = FetchInfo {
             source: name.clone(),
             kind: SourceKind::File,
@@ -389,35 +441,51 @@ mod tests {
         }
     }
 
-    /// Regression guard for whole-archive buffering: a file is read only after the one
-    /// before it is parsed (each file here is written by the parse of the one before it,
-    /// so reading ahead fails), and the first batch is reported before the last file is
-    /// read.
+    /// Regression guard for whole-archive buffering, and for the pipeline: a file is read
+    /// only after the one before it is parsed (each file here is written by the parse of
+    /// the one before it, so reading out of order fails); while a batch is being reported
+    /// the reader parses exactly [`READ_AHEAD`] + 1 pages past it and then waits (it is
+    /// ahead, and bounded); the first batch is reported before the last file is read.
     #[test]
-    fn import_streams_one_file_at_a_time_and_reports_each_batch_when_committed() {
+    fn import_reads_a_bounded_number_of_files_ahead_and_reports_each_batch_when_committed() {
         let dir = std::env::temp_dir().join(format!("bansha-import-stream-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let n = BATCH_PAGES as u32 * 2 + 3;
         let files: Vec<PathBuf> = (1..=n).map(|i| dir.join(format!("p{i}.html"))).collect();
         std::fs::write(&files[0], "<html>1</html>").unwrap();
-        let events = std::cell::RefCell::new(Vec::new());
+        let events = std::sync::Mutex::new(Vec::new());
         let mut store = Store::open_in_memory().unwrap();
         let game = GameThreads {
             known: vec![5],
             config: "game.toml".into(),
             admit_all: false,
         };
+        // The furthest page the reader may parse while page BATCH_PAGES is reported.
+        let furthest = BATCH_PAGES + READ_AHEAD + 1;
+        let (reached, ahead) = std::sync::mpsc::channel::<()>();
         let parse = |path: &Path, _: &[u8], _| {
             let i: usize = files.iter().position(|f| f == path).unwrap();
-            events.borrow_mut().push(format!("parse {}", i + 1));
+            events.lock().unwrap().push(format!("parse {}", i + 1));
             if let Some(next) = files.get(i + 1) {
                 std::fs::write(next, format!("<html>{}</html>", i + 2)).unwrap();
+            }
+            if i + 1 == furthest {
+                reached.send(()).unwrap();
             }
             Ok(page(i as u32 + 1))
         };
         let mut report = |r: Imported| {
-            events.borrow_mut().push(format!("report {}", r.page));
+            if r.page as usize == BATCH_PAGES {
+                // The reader gets this far on its own while this thread reports, and
+                // no further.
+                ahead
+                    .recv_timeout(std::time::Duration::from_secs(60))
+                    .expect("the reader parses ahead while a batch is reported");
+                let ev = events.lock().unwrap();
+                assert!(!ev.contains(&format!("parse {}", furthest + 1)), "{ev:?}");
+            }
+            events.lock().unwrap().push(format!("report {}", r.page));
             Ok(())
         };
         let failed = import_files(
@@ -432,10 +500,10 @@ mod tests {
         )
         .unwrap();
         assert!(failed.is_empty(), "{failed:?}");
-        let ev = events.into_inner();
+        let ev = events.into_inner().unwrap();
         let at = |e: &str| ev.iter().position(|x| x == e).unwrap();
         assert!(at("report 1") < at(&format!("parse {n}")), "{ev:?}");
-        assert!(at(&format!("report {}", BATCH_PAGES)) < at(&format!("parse {}", BATCH_PAGES + 2)));
+        assert!(at(&format!("report {BATCH_PAGES}")) < at(&format!("parse {}", furthest + 1)));
         assert_eq!(
             ev.iter().filter(|e| e.starts_with("report")).count(),
             n as usize

@@ -310,6 +310,16 @@ fn decode_text(s: &str) -> Option<Cow<'_, str>> {
 
 type RefChars = Option<(char, Option<char>)>;
 
+/// The references most pages are full of, read without the table lookup (a test checks
+/// the table gives the same).
+const COMMON_REFS: &[(&str, char)] = &[
+    ("amp;", '&'),
+    ("nbsp;", '\u{a0}'),
+    ("quot;", '"'),
+    ("lt;", '<'),
+    ("gt;", '>'),
+];
+
 /// The reference after a `&`: the characters and the length consumed, `(None, 0)` for a
 /// literal `&`, `None` where html5ever's reading is not this one's.
 fn char_ref(rest: &str) -> Option<(RefChars, usize)> {
@@ -341,8 +351,10 @@ fn char_ref(rest: &str) -> Option<(RefChars, usize)> {
         }
         return Some((Some((char::from_u32(v)?, None)), start + digits + 1));
     }
-    if rest.starts_with("amp;") {
-        return Some((Some(('&', None)), 4));
+    for &(name, c) in COMMON_REFS {
+        if rest.starts_with(name) {
+            return Some((Some((c, None)), name.len()));
+        }
     }
     let run = b
         .iter()
@@ -734,20 +746,15 @@ impl<'a> Builder<'a> {
         id
     }
 
-    fn element(
-        &mut self,
-        parent: u32,
-        name: Cow<'a, str>,
-        attrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    ) -> u32 {
-        let a = self.dom.attrs.len() as u32;
-        for (k, v) in attrs {
-            // The first of two same-named attributes wins.
-            if !self.dom.attrs[a as usize..].iter().any(|(x, _)| *x == k) {
-                self.dom.attrs.push((k, v));
-            }
-        }
-        let b = self.dom.attrs.len() as u32;
+    /// No attributes (an implied element): an empty range that stays in bounds whatever
+    /// is dropped from the list later.
+    fn no_attrs(&self) -> (u32, u32) {
+        (0, 0)
+    }
+
+    /// A new element under `parent`; `(a, b)` its attributes, `dom.attrs[a..b]` (a start
+    /// tag's are pushed there as they are read).
+    fn element(&mut self, parent: u32, name: Cow<'a, str>, (a, b): (u32, u32)) -> u32 {
         let is_postlist = self.postlist == NONE
             && self.dom.attrs[a as usize..b as usize]
                 .iter()
@@ -823,7 +830,7 @@ impl<'a> Builder<'a> {
 
     fn ensure_html(&mut self) {
         if self.html == NONE {
-            self.html = self.element(0, Cow::Borrowed("html"), Vec::new());
+            self.html = self.element(0, Cow::Borrowed("html"), self.no_attrs());
             self.push(self.html);
         }
     }
@@ -831,7 +838,7 @@ impl<'a> Builder<'a> {
     fn ensure_head(&mut self) {
         self.ensure_html();
         if self.head == NONE {
-            self.head = self.element(self.html, Cow::Borrowed("head"), Vec::new());
+            self.head = self.element(self.html, Cow::Borrowed("head"), self.no_attrs());
             self.push(self.head);
             self.head_open = true;
         }
@@ -845,7 +852,7 @@ impl<'a> Builder<'a> {
         if self.head_open {
             self.pop();
         }
-        self.body = self.element(self.html, Cow::Borrowed("body"), Vec::new());
+        self.body = self.element(self.html, Cow::Borrowed("body"), self.no_attrs());
         self.push(self.body);
     }
 
@@ -858,11 +865,7 @@ impl<'a> Builder<'a> {
 
     /// A start tag (raw-text content is added by the caller). Returns the new element and
     /// whether it stays open.
-    fn start(
-        &mut self,
-        name: Cow<'a, str>,
-        attrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    ) -> Option<u32> {
+    fn start(&mut self, name: Cow<'a, str>, attrs: (u32, u32)) -> Option<u32> {
         let n: &str = &name;
         match n {
             "html" => {
@@ -912,7 +915,7 @@ impl<'a> Builder<'a> {
                     Some(id)
                 }
                 "tr" if cur_table => {
-                    let tb = self.element(cur, Cow::Borrowed("tbody"), Vec::new());
+                    let tb = self.element(cur, Cow::Borrowed("tbody"), self.no_attrs());
                     self.push(tb);
                     let id = self.element(tb, name, attrs);
                     self.push(id);
@@ -1142,7 +1145,9 @@ fn start_tag<'a>(s: &'a str, lt: usize, t: &mut Builder<'a>) -> Option<usize> {
         i += 1;
     }
     let name = lower(&s[lt + 1..i]);
-    let mut attrs = Vec::new();
+    // The attributes go straight into the tree's list; the first of two same-named ones
+    // wins.
+    let a = t.dom.attrs.len();
     loop {
         while i < b.len() && is_ws(b[i]) {
             i += 1;
@@ -1197,12 +1202,18 @@ fn start_tag<'a>(s: &'a str, lt: usize, t: &mut Builder<'a>) -> Option<usize> {
                 }
             }
         }
-        attrs.push((key, value));
+        if !t.dom.attrs[a..].iter().any(|(x, _)| *x == key) {
+            t.dom.attrs.push((key, value));
+        }
     }
     let raw = matches!(&*name, "script" | "style" | "title" | "textarea");
     let rcdata = matches!(&*name, "title" | "textarea");
     let tag = name.clone();
-    let id = t.start(name, attrs)?;
+    let id = t.start(name, (a as u32, t.dom.attrs.len() as u32))?;
+    if id == NONE {
+        // `<html>`, `<head>`, `<body>`: no element made, its attributes are dropped.
+        t.dom.attrs.truncate(a);
+    }
     if raw {
         let end = match &*tag {
             "title" => "</title",

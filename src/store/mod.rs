@@ -335,6 +335,7 @@ fn u32_opt(v: Option<i64>) -> Option<u32> {
 }
 
 /// The stored state of one post that storing a page compares against.
+#[derive(Clone)]
 struct Existing {
     floor: Option<u32>,
     missing_since: Option<Timestamp>,
@@ -463,6 +464,13 @@ fn retry_busy<T>(
     }
 }
 
+/// The page size of a new database. `revisions` is a WITHOUT ROWID table, whose rows are
+/// kept whole in a page only up to about a quarter of it (≈ 1,000 bytes of 4 KiB, SQLite's
+/// default; ≈ 4,000 of 16 KiB); a post's row over that spills its tail into a page of its
+/// own. With 4 KiB pages most posts' rows spilled, and a database took about three times
+/// the bytes of what it holds, each written twice (the write-ahead log, then the file).
+const PAGE_SIZE: u32 = 16384;
+
 /// How long a connection waits for another's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -577,6 +585,10 @@ impl Store {
             source,
         };
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        // A new database file is made with 16 KiB pages (a file that exists keeps its
+        // own: the pragma changes nothing there).
+        conn.execute_batch(&format!("PRAGMA page_size = {PAGE_SIZE}"))
+            .map_err(open_err)?;
         if wal {
             let mode = wal_mode(&conn).map_err(open_err)?;
             if !mode.eq_ignore_ascii_case("wal") {
@@ -1135,6 +1147,36 @@ fn store_page_tx(
 
     upsert_thread(tx, forum, page, at)?;
 
+    // The stored posts in this page's pid span, read once before anything of the page is
+    // stored: which of its posts are new, and (below) which stored ones it no longer
+    // shows. The span: its lowest pid to its highest (to the end on the last page). An
+    // author-filtered page skips others' pids, so its posts are looked up one by one.
+    let shown = page
+        .posts
+        .iter()
+        .filter(|pp| !pp.duplicate && !pp.deleted)
+        .filter_map(|pp| pp.pid);
+    let span = match (shown.clone().min(), shown.max()) {
+        (Some(lo), Some(hi)) if !page.author_filtered => {
+            let hi = if page.page >= page.total_pages {
+                u64::MAX >> 1
+            } else {
+                hi
+            };
+            Some(stored_in_span(tx, forum, tid, lo, hi)?)
+        }
+        _ => None,
+    };
+    let found = |pid: u64| -> rusqlite::Result<Option<Existing>> {
+        match &span {
+            Some(rows) => Ok(rows
+                .binary_search_by_key(&pid, |(p, _)| *p)
+                .ok()
+                .map(|i| rows[i].1.clone())),
+            None => existing(tx, forum, tid, pid),
+        }
+    };
+
     let mut seen: Vec<u64> = Vec::new();
     let mut seen_set: HashSet<u64> = HashSet::new();
     let mut placeholder_floors: Vec<u32> = Vec::new();
@@ -1159,7 +1201,7 @@ fn store_page_tx(
         }
         seen.push(pid);
         let floor = if page.author_filtered { None } else { pp.floor };
-        match existing(tx, forum, tid, pid)? {
+        match found(pid)? {
             None => {
                 insert_post(tx, forum, tid, pid, pp, floor, at)?;
                 insert_revision(tx, forum, tid, pid, 0, pp, at, src)?;
@@ -1172,6 +1214,7 @@ fn store_page_tx(
     }
 
     // Deleted-floor placeholders: the post last seen at that floor is gone.
+    let mut marked: HashSet<u64> = HashSet::new();
     for f in placeholder_floors {
         let mut st = tx.prepare_cached(
             "SELECT pid FROM posts WHERE forum = ?1 AND tid = ?2 AND floor = ?3
@@ -1186,29 +1229,17 @@ fn store_page_tx(
             }
             mark_missing(tx, forum, tid, pid, at, src, true)?;
             ch.missing.push(pid);
+            marked.insert(pid);
         }
     }
 
-    // Missing-ness: stored pids inside this page's pid span that the page no longer shows.
-    if !page.author_filtered && !seen.is_empty() {
-        let lo = *seen.iter().min().unwrap();
-        let hi = if page.page >= page.total_pages {
-            u64::MAX >> 1
-        } else {
-            *seen.iter().max().unwrap()
-        };
-        let mut st = tx.prepare_cached(
-            "SELECT pid FROM posts WHERE forum = ?1 AND tid = ?2 AND pid BETWEEN ?3 AND ?4
-             AND missing_since IS NULL",
-        )?;
-        let pids: Vec<u64> = st
-            .query_map(params![forum, tid, i(lo), i(hi)], |r| Ok(u(r.get(0)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        for pid in pids {
-            if !seen_set.contains(&pid) {
-                mark_missing(tx, forum, tid, pid, at, src, false)?;
-                ch.missing.push(pid);
-            }
+    // Missing-ness: stored pids inside this page's pid span that the page no longer shows
+    // (and that were present: the page's own posts and the placeholders' are the only ones
+    // this page changed since the span was read).
+    for (pid, ex) in span.iter().flatten() {
+        if ex.missing_since.is_none() && !seen_set.contains(pid) && !marked.contains(pid) {
+            mark_missing(tx, forum, tid, *pid, at, src, false)?;
+            ch.missing.push(*pid);
         }
     }
 
@@ -1288,6 +1319,32 @@ fn existing(
         })
     })
     .optional()
+}
+
+/// The stored posts of a thread with pids in `lo..=hi`, by pid.
+fn stored_in_span(
+    tx: &Transaction<'_>,
+    forum: &str,
+    tid: i64,
+    lo: u64,
+    hi: u64,
+) -> rusqlite::Result<Vec<(u64, Existing)>> {
+    let mut st = tx.prepare_cached(
+        "SELECT pid, floor, missing_since, has_quote, author FROM posts
+         WHERE forum = ?1 AND tid = ?2 AND pid BETWEEN ?3 AND ?4 ORDER BY pid",
+    )?;
+    st.query_map(params![forum, tid, i(lo), i(hi)], |r| {
+        Ok((
+            u(r.get(0)?),
+            Existing {
+                floor: u32_opt(r.get(1)?),
+                missing_since: r.get(2)?,
+                has_quote: r.get(3)?,
+                author: r.get(4)?,
+            },
+        ))
+    })?
+    .collect()
 }
 
 fn insert_post(

@@ -602,6 +602,65 @@ fn file_database_uses_wal_and_migrations_and_refuses_newer_schemas() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Posts of a kilobyte or more (HTML and text) are kept in the pages of `revisions`, not
+/// each with a page of spill of its own: the file grows by less than twice what it holds.
+/// (With SQLite's default 4 KiB pages, over three times.) A file that exists keeps its
+/// page size.
+#[test]
+fn a_new_database_keeps_posts_of_a_kilobyte_or_more_within_its_pages() {
+    let dir = std::env::temp_dir().join(format!("bansha-store-pages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.sqlite");
+    let mut s = Store::open(&path).unwrap();
+    let pages = |s: &Store| -> i64 {
+        s.conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap()
+    };
+    let page_size: i64 = s
+        .conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    let before = pages(&s);
+    let mut held = 0;
+    for p in 1..=10u32 {
+        let posts: Vec<PagePost> = (0..10u64)
+            .map(|k| {
+                let pid = u64::from(p) * 10 + k;
+                let mut post = pp(pid, (p - 1) * 10 + k as u32 + 1, "甲", &"投票 ".repeat(40));
+                post.html = format!("<div>{}</div>", "<br>\n投票给 7 号".repeat(45));
+                held += post.html.len() + post.text.len();
+                post
+            })
+            .collect();
+        s.store_page(F, &page(7, p, 10, posts), &info(p, T0))
+            .unwrap();
+    }
+    let grown = (pages(&s) - before) * page_size;
+    assert!(
+        grown < held as i64 * 2,
+        "{held} bytes of posts grew the file by {grown} bytes ({page_size}-byte pages)"
+    );
+    drop(s);
+    // An existing file with other pages keeps them and opens as before.
+    let old = dir.join("old.sqlite");
+    {
+        let c = Connection::open(&old).unwrap();
+        c.execute_batch("PRAGMA page_size = 4096; CREATE TABLE x (y);")
+            .unwrap();
+    }
+    let s = Store::open(&old).unwrap();
+    let size: i64 = s
+        .conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(size, 4096);
+    assert_eq!(s.schema_version().unwrap(), schema::current_version());
+    drop(s);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn two_connections_on_one_file_see_each_others_commits() {
     let dir = std::env::temp_dir().join(format!("bansha-store-test2-{}", std::process::id()));

@@ -230,3 +230,28 @@ fn tag_flags_are_the_lists() {
         assert_eq!(tag_flags(n), want, "{n}");
     }
 }
+
+#[test]
+fn common_references_read_as_the_table_reads_them() {
+    for &(name, c) in COMMON_REFS {
+        assert_eq!(entity(name), Some((c as u32, 0)), "&{name}");
+        let text = format!("x&{name}y");
+        assert_eq!(decode_text(&text).as_deref(), Some(&*format!("x{c}y")));
+    }
+}
+
+/// `<html>`, `<head>` and `<body>` tags make no element of their own (the implied ones
+/// have no attributes): a page cut right after its `<body …>` still builds, and every
+/// element's attributes can be read.
+#[test]
+fn a_page_cut_after_its_body_tag_builds_with_readable_attributes() {
+    for html in [
+        "<html lang=\"zh\"><body class=\"pg_viewthread\">",
+        "<html><head><title>t</title></head><body id=\"nv_forum\" class=\"pg\">",
+    ] {
+        let d = build(html).unwrap();
+        let doc = NodeRef { dom: &d, id: 0 };
+        assert!(first(doc, |e| e.is("body")).is_some(), "{html}");
+        assert!(doc.elements().all(|e| e.attrs().is_empty()), "{html}");
+    }
+}
