@@ -244,6 +244,18 @@ mod tests {
         );
     }
 
+    /// The score is the distance relative to the longer name: two edits in six characters
+    /// rank above two edits in four.
+    #[test]
+    fn the_distance_counts_relative_to_the_longer_name() {
+        let players = names(&["abyy", "abcxdy"]);
+        let mut n = Names::new(&players);
+        assert_eq!(
+            n.resolve("abcd").unwrap_err(),
+            "投票对象『abcd』不是本局玩家；最接近的玩家：abcxdy、abyy"
+        );
+    }
+
     /// Three suggestions are kept; a closer name met after three weaker ones replaces the
     /// weakest, and the list comes out best first.
     #[test]
