@@ -117,6 +117,16 @@ mod tests {
         );
     }
 
+    /// A `vote_closes_at` equal to the closing time is no separate vote window.
+    #[test]
+    fn vote_close_at_the_closing_time_is_no_window() {
+        let mut r = rules(1, false);
+        r.vote_closes_at = Some("21:00".into());
+        let s = propose_schedule(&r, t("2026-03-04 09:00"), 1);
+        assert_eq!(s[0].closes, t("2026-03-04 21:00"));
+        assert_eq!(s[0].vote_closes, None);
+    }
+
     #[test]
     fn one_day_rule_with_and_without_weekend() {
         // Friday, then Saturday (extended to Sunday), then Monday.

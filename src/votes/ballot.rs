@@ -199,6 +199,29 @@ mod tests {
         assert_eq!(parse_ballot("投票对\u{feff}象：弃权"), b(false, None, ""));
     }
 
+    /// Each wide form is normalised on its own, without a full-width colon in the same
+    /// target or reason to set the normalising off.
+    #[test]
+    fn each_wide_form_alone_is_normalised() {
+        assert_eq!(
+            parse_ballot("投票对象：傻\u{3000}树\n投票理由：砍\u{a0}他"),
+            b(false, Some("傻 树"), "砍 他")
+        );
+        assert_eq!(
+            parse_ballot("投票对象：傻树\n投票理由：他是狼：跳预言家"),
+            b(false, Some("傻树"), "他是狼:跳预言家")
+        );
+    }
+
+    /// With both keys in one post, the one written first is the ballot, whichever kind it is.
+    #[test]
+    fn the_earliest_key_wins_over_the_other_kind() {
+        assert_eq!(
+            parse_ballot("改票对象：甲\n投票对象：乙"),
+            b(true, Some("甲"), "")
+        );
+    }
+
     #[test]
     fn first_key_decides_kind() {
         assert_eq!(

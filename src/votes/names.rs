@@ -221,6 +221,52 @@ mod tests {
         let e = n.resolve("zzzzzz").unwrap_err();
         assert_eq!(e, "投票对象『zzzzzz』不是本局玩家");
     }
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// A name that contains the written one (or is contained in it) gets the +1: it ranks
+    /// above a name nearer in edit distance, and a name that merely has the length gets none.
+    #[test]
+    fn a_containing_or_contained_name_ranks_first() {
+        let players = names(&["白色小猫咪咪", "小狗"]);
+        let mut n = Names::new(&players);
+        assert_eq!(
+            n.resolve("小猫").unwrap_err(),
+            "投票对象『小猫』不是本局玩家；最接近的玩家：白色小猫咪咪、小狗"
+        );
+        let players = names(&["大黄蜂本人", "大黄蜂", "小狗"]);
+        let mut n = Names::new(&players);
+        assert_eq!(
+            n.resolve("大黄蜂本蜂").unwrap_err(),
+            "投票对象『大黄蜂本蜂』不是本局玩家；最接近的玩家：大黄蜂、大黄蜂本人"
+        );
+    }
+
+    /// The score is the distance relative to the longer name: two edits in six characters
+    /// rank above two edits in four.
+    #[test]
+    fn the_distance_counts_relative_to_the_longer_name() {
+        let players = names(&["abyy", "abcxdy"]);
+        let mut n = Names::new(&players);
+        assert_eq!(
+            n.resolve("abcd").unwrap_err(),
+            "投票对象『abcd』不是本局玩家；最接近的玩家：abcxdy、abyy"
+        );
+    }
+
+    /// Three suggestions are kept; a closer name met after three weaker ones replaces the
+    /// weakest, and the list comes out best first.
+    #[test]
+    fn a_closer_name_after_three_replaces_the_weakest() {
+        let players = names(&["axxx", "abxx", "abyy", "abcx"]);
+        let mut n = Names::new(&players);
+        assert_eq!(
+            n.resolve("abcd").unwrap_err(),
+            "投票对象『abcd』不是本局玩家；最接近的玩家：abcx、abxx、abyy"
+        );
+    }
 }
 
 #[cfg(test)]
