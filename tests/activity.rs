@@ -809,6 +809,37 @@ to_day = 2
         assert!(!out.contains("丙 蓝牌"), "{out}");
     }
 
+    /// cargo-mutants survivors in `src/activity/render.rs` (fourth session): no test read the
+    /// text report's evidence floors (`floor_label`), its presence column (`presence_zh`) or
+    /// the 电梯楼's text and JSON forms (`elevator_text`, `elevator_json`).
+    #[test]
+    fn activity_text_names_the_floor_and_presence_and_the_elevator_has_text_and_json() {
+        let (cfg, _cleanup) = game("textfloors");
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) = bansha(&["activity", "--config", c, "--day", "2"]);
+        assert_eq!(code, 0, "{err}");
+        // 丙's 诈尸 is 投票帖4楼 (pid 203): the evidence names the thread and the floor.
+        assert!(out.contains("投票帖4楼"), "{out}");
+        assert!(out.contains("已出局"), "{out}");
+        assert!(
+            out.contains("全天在场") || out.contains("部分在场"),
+            "{out}"
+        );
+        let (code, text, err) = bansha(&["elevator", "--config", c, "--day", "2"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(text.contains("乙") && text.contains("甲"), "{text}");
+        assert!(text.contains('2') && text.contains('5'), "{text}");
+        let (code, json, err) =
+            bansha(&["elevator", "--config", c, "--day", "2", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let j: serde_json::Value = serde_json::from_str(&json).expect("elevator JSON");
+        assert!(
+            j.is_object() && !j.as_object().unwrap().is_empty(),
+            "{json}"
+        );
+        assert!(json.contains("乙") && json.contains("甲"), "{json}");
+    }
+
     #[test]
     fn a_card_the_rule_post_does_not_name_is_a_suggestion_in_the_directors_report() {
         let (cfg, _cleanup) = game("suggest");
