@@ -1310,15 +1310,19 @@ fn existing(
         "SELECT floor, missing_since, has_quote, author FROM posts
          WHERE forum = ?1 AND tid = ?2 AND pid = ?3",
     )?;
-    st.query_row(params![forum, tid, i(pid)], |r| {
-        Ok(Existing {
-            floor: u32_opt(r.get(0)?),
-            missing_since: r.get(1)?,
-            has_quote: r.get(2)?,
-            author: r.get(3)?,
-        })
+    st.query_row(params![forum, tid, i(pid)], |r| existing_row(r, 0))
+        .optional()
+}
+
+/// An [`Existing`] from a row whose columns `floor, missing_since, has_quote, author`
+/// start at `first`.
+fn existing_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Existing> {
+    Ok(Existing {
+        floor: u32_opt(r.get(first)?),
+        missing_since: r.get(first + 1)?,
+        has_quote: r.get(first + 2)?,
+        author: r.get(first + 3)?,
     })
-    .optional()
 }
 
 /// The stored posts of a thread with pids in `lo..=hi`, by pid.
@@ -1334,15 +1338,7 @@ fn stored_in_span(
          WHERE forum = ?1 AND tid = ?2 AND pid BETWEEN ?3 AND ?4 ORDER BY pid",
     )?;
     st.query_map(params![forum, tid, i(lo), i(hi)], |r| {
-        Ok((
-            u(r.get(0)?),
-            Existing {
-                floor: u32_opt(r.get(1)?),
-                missing_since: r.get(2)?,
-                has_quote: r.get(3)?,
-                author: r.get(4)?,
-            },
-        ))
+        Ok((u(r.get(0)?), existing_row(r, 1)?))
     })?
     .collect()
 }
