@@ -827,8 +827,13 @@ to_day = 2
         );
         let (code, text, err) = bansha(&["elevator", "--config", c, "--day", "2"]);
         assert_eq!(code, 0, "{err}");
-        assert!(text.contains("乙") && text.contains("甲"), "{text}");
-        assert!(text.contains('2') && text.contains('5'), "{text}");
+        // The same order and counts as the BBCode form (`elevator_bbcode_from_the_store`).
+        assert!(text.starts_with("第2天 电梯\n"), "{text}");
+        let rows: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(rows[0].contains("乙") && rows[0].contains("2 帖"), "{text}");
+        assert!(rows[1].contains("甲") && rows[1].contains("5 帖"), "{text}");
+        assert!(rows[1].contains("tid=701&page=1&authorid=11"), "{text}");
         let (code, json, err) =
             bansha(&["elevator", "--config", c, "--day", "2", "--format", "json"]);
         assert_eq!(code, 0, "{err}");
