@@ -28,8 +28,14 @@ pub fn run(a: &ImportArgs) -> CliResult {
             ))
         })?),
     };
-    let mut store = Store::open(&cfg.db_path()).map_err(CliError::runtime)?;
-    store.bulk_checkpoints().map_err(CliError::runtime)?;
+    let db_path = cfg.db_path();
+    // Opened on this thread while the reader thread reads and parses the first files (a
+    // fresh database's schema is a few milliseconds of an import's fixed cost).
+    let open = || -> Result<Store, CliError> {
+        let store = Store::open(&db_path).map_err(CliError::runtime)?;
+        store.bulk_checkpoints().map_err(CliError::runtime)?;
+        Ok(store)
+    };
     let forum = cfg.forum_key();
     let known: Vec<u64> = cfg.threads().into_iter().map(|t| t.2).collect();
     let tz = cfg.tz;
@@ -81,8 +87,8 @@ pub fn run(a: &ImportArgs) -> CliResult {
         }
         emit(&out)
     };
-    let failed = import_files(
-        &mut store,
+    let (failed, store) = import_files(
+        open,
         &forum,
         &a.files,
         a.tid,
@@ -91,6 +97,9 @@ pub fn run(a: &ImportArgs) -> CliResult {
         parse,
         &mut report,
     )?;
+    // Closing the store checkpoints the write-ahead log into the file: done before the
+    // command's answer, as before.
+    drop(store);
     if failed.is_empty() {
         Ok(())
     } else {
@@ -234,65 +243,118 @@ fn file_time(path: &Path, saved_at: Option<Timestamp>) -> Result<Timestamp, Stri
 /// more than one batch of summaries).
 const BATCH_PAGES: usize = 64;
 
-/// Parsed pages waiting to be stored, at most: the reader thread reads and parses this
-/// many files ahead of the page being stored (plus the one it is parsing), and no more, so
-/// memory does not grow with the archive.
+/// Parsed pages waiting to be stored, at most: the reader threads read and parse this
+/// many files ahead of the page being stored (plus the ones they are parsing), and no
+/// more, so memory does not grow with the archive.
 const READ_AHEAD: usize = 2;
 
-/// What the reader thread hands the storer for one file, in the order of the files.
-type Ready = Result<(usize, Parsed, Timestamp), String>;
+/// Reader threads: each reads and parses every `READERS`-th file, in the order of the
+/// files, and the storer takes their pages in the order of the files.
+const READERS: usize = 2;
 
-/// Read, parse and store each file. Two steps on two threads: a reader thread reads and
-/// parses the files in order, at most [`READ_AHEAD`] parsed pages ahead of the store (a
-/// file is read only after the one before it is parsed), while this thread stores them,
-/// so an import of any size holds a few files and one batch of summaries in memory.
+/// What a reader thread hands the storer for one file.
+type Ready = Result<(Parsed, Timestamp), String>;
+
+/// Read, parse and store each file, on threads: [`READERS`] reader threads read and parse
+/// the files (reader `k` the files `k`, `k + READERS`, …, each in order), at most
+/// [`READ_AHEAD`] parsed pages ahead of the store in all, while this thread opens the store
+/// with `open` (the readers have started by then) and stores the pages in the order of the
+/// files, so an import of any size holds a few files and one batch of summaries in memory.
 /// `parse(path, bytes, saved_at)` turns a file into a page (its error text need not name
 /// the file; this adds it). Empty and binary files are refused before parsing; a page of a
 /// thread outside `game` is refused unless `tid` names it or `game.admit_all`. Each stored
 /// file is handed to `report` once its batch is committed, in the order of `files`.
 /// Returns one message per bad file, each starting with the file name, in the order of
-/// `files`. Only a failing database (or a failing `report`) stops the whole import.
+/// `files`, and the store. Only a failing database (or a failing `report`) stops the
+/// whole import; a store that does not open stops it before anything is stored.
 #[allow(clippy::too_many_arguments)]
 pub fn import_files(
-    store: &mut Store,
+    open: impl FnOnce() -> Result<Store, CliError>,
     forum: &str,
     files: &[PathBuf],
     tid: Option<u64>,
     saved_at: Option<Timestamp>,
     game: &GameThreads,
-    parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String> + Send,
+    parse: impl Fn(&Path, &[u8], Timestamp) -> Result<Parsed, String> + Sync,
     report: &mut dyn FnMut(Imported) -> CliResult,
-) -> Result<Vec<String>, CliError> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(READ_AHEAD);
+) -> Result<(Vec<String>, Store), CliError> {
     std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("import-reader".into())
-            // The stack a main thread has: a deeply nested page is parsed as it was before
-            // parsing moved off the main thread.
-            .stack_size(READER_STACK)
-            .spawn_scoped(s, move || read_files(files, tid, saved_at, game, parse, tx))
-            .map_err(|e| CliError::runtime(format!("cannot start the file reader: {e}")))?;
-        // Dropping `rx` (an error return) stops the reader at its next page.
-        store_files(store, forum, files, rx, report)
+        // One channel per reader; READ_AHEAD pages wait in them in all.
+        let mut pages = Vec::with_capacity(READERS);
+        for k in 0..READERS {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Ready>(READ_AHEAD / READERS);
+            let parse = &parse;
+            std::thread::Builder::new()
+                .name(format!("import-reader-{k}"))
+                // The stack a main thread has: a deeply nested page is parsed as it was
+                // before parsing moved off the main thread.
+                .stack_size(READER_STACK)
+                .spawn_scoped(s, move || {
+                    let mine = files.iter().skip(k).step_by(READERS);
+                    read_files(mine, tid, saved_at, game, parse, tx)
+                })
+                .map_err(|e| CliError::runtime(format!("cannot start a file reader: {e}")))?;
+            pages.push(rx);
+        }
+        // The pages in the order of the files: file n from reader n % READERS. A reader
+        // that stopped early (it cannot have: it sends one answer per file) ends the list.
+        let ready = (0..files.len()).map_while(|n| pages[n % READERS].recv().ok());
+        // Dropping the receivers (an error return) stops the readers at their next page.
+        let mut store = open()?;
+        // A third thread copies each committed batch from the write-ahead log into the
+        // file while the next batches are parsed and stored, so that closing the store
+        // (which copies what is left) has one batch to copy, not the whole import.
+        let (committed, batches) = std::sync::mpsc::sync_channel::<()>(1);
+        match store.checkpointer() {
+            Ok(Some(ck)) => {
+                std::thread::Builder::new()
+                    .name("import-checkpoint".into())
+                    .spawn_scoped(s, move || {
+                        for () in batches {
+                            if let Err(e) = ck.checkpoint() {
+                                tracing::warn!("{}", e);
+                                return;
+                            }
+                        }
+                    })
+                    .map_err(|e| CliError::runtime(format!("cannot start a thread: {e}")))?;
+            }
+            Ok(None) => drop(batches),
+            Err(e) => {
+                // Only speed is lost: closing the store copies the whole log, as before.
+                tracing::warn!("{e}");
+                drop(batches);
+            }
+        }
+        // A batch committed while the copier is busy is copied with the next one.
+        let after_commit = || {
+            let _ = committed.try_send(());
+        };
+        let failed = store_files(&mut store, forum, files, ready, report, &after_commit);
+        // The copier ends (its channel closes) before the store is handed back and closed.
+        drop(committed);
+        Ok((failed?, store))
     })
 }
 
-/// The reader thread's stack: the 8 MiB of a Linux main thread.
+/// A reader thread's stack: the 8 MiB of a Linux main thread.
 const READER_STACK: usize = 8 << 20;
 
-/// The reader thread of [`import_files`]: each file read, checked and parsed, in order,
-/// until the files end or the storer stops listening.
-fn read_files(
-    files: &[PathBuf],
+/// A reader thread of [`import_files`]: each of its files read, checked and parsed, in
+/// order, until its files end or the storer stops listening.
+fn read_files<'a>(
+    files: impl Iterator<Item = &'a PathBuf>,
     tid: Option<u64>,
     saved_at: Option<Timestamp>,
     game: &GameThreads,
-    mut parse: impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
+    parse: &impl Fn(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
     tx: std::sync::mpsc::SyncSender<Ready>,
 ) {
-    for (n, file) in files.iter().enumerate() {
-        let ready = read_file(file, tid, saved_at, game, &mut parse).map(|(p, at)| (n, p, at));
-        if tx.send(ready).is_err() {
+    for file in files {
+        if tx
+            .send(read_file(file, tid, saved_at, game, parse))
+            .is_err()
+        {
             return;
         }
     }
@@ -304,7 +366,7 @@ fn read_file(
     tid: Option<u64>,
     saved_at: Option<Timestamp>,
     game: &GameThreads,
-    parse: &mut impl FnMut(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
+    parse: &impl Fn(&Path, &[u8], Timestamp) -> Result<Parsed, String>,
 ) -> Result<(Parsed, Timestamp), String> {
     let name = file.display().to_string();
     let bytes = std::fs::read(file).map_err(|e| format!("{name}: cannot read: {e}"))?;
@@ -345,20 +407,21 @@ fn read_file(
     Ok((parsed, at))
 }
 
-/// The storing half of [`import_files`]: the reader's pages stored in batches of
+/// The storing half of [`import_files`]: the readers' pages (in the order of `files`) stored in batches of
 /// [`BATCH_PAGES`], each batch reported once committed.
 fn store_files(
     store: &mut Store,
     forum: &str,
     files: &[PathBuf],
-    rx: std::sync::mpsc::Receiver<Ready>,
+    ready: impl Iterator<Item = Ready>,
     report: &mut dyn FnMut(Imported) -> CliResult,
+    after_commit: &dyn Fn(),
 ) -> Result<Vec<String>, CliError> {
     let mut failed = Vec::new();
     let mut pending: Vec<Imported> = Vec::new();
     let mut batch = store.batch().map_err(CliError::runtime)?;
-    for ready in rx {
-        let (n, Parsed { page, warnings }, at) = match ready {
+    for (n, ready) in ready.enumerate() {
+        let (Parsed { page, warnings }, at) = match ready {
             Ok(r) => r,
             Err(e) => {
                 failed.push(e);
@@ -391,6 +454,7 @@ fn store_files(
         });
         if batch.pages() >= BATCH_PAGES {
             batch.commit().map_err(CliError::runtime)?;
+            after_commit();
             for r in pending.drain(..) {
                 report(r)?;
             }
@@ -441,11 +505,13 @@ mod tests {
         }
     }
 
-    /// Regression guard for whole-archive buffering, and for the pipeline: a file is read
-    /// only after the one before it is parsed (each file here is written by the parse of
-    /// the one before it, so reading out of order fails); while a batch is being reported
-    /// the reader parses exactly [`READ_AHEAD`] + 1 pages past it and then waits (it is
-    /// ahead, and bounded); the first batch is reported before the last file is read.
+    /// Regression guard for whole-archive buffering, and for the pipeline: each reader
+    /// reads its files in order, a file only after the reader's one before it is parsed
+    /// (each file here is written by the parse of the file [`READERS`] before it, so reading
+    /// out of order fails); while a batch is being reported the readers parse exactly
+    /// [`READ_AHEAD`] + [`READERS`] pages past it and then wait (they are ahead, and
+    /// bounded); the first batch is reported before the last file is read; the pages are
+    /// stored and reported in the order of the files.
     #[test]
     fn import_reads_a_bounded_number_of_files_ahead_and_reports_each_batch_when_committed() {
         let dir = std::env::temp_dir().join(format!("bansha-import-stream-{}", std::process::id()));
@@ -453,43 +519,46 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let n = BATCH_PAGES as u32 * 2 + 3;
         let files: Vec<PathBuf> = (1..=n).map(|i| dir.join(format!("p{i}.html"))).collect();
-        std::fs::write(&files[0], "<html>1</html>").unwrap();
+        for (i, f) in files.iter().take(READERS).enumerate() {
+            std::fs::write(f, format!("<html>{}</html>", i + 1)).unwrap();
+        }
         let events = std::sync::Mutex::new(Vec::new());
-        let mut store = Store::open_in_memory().unwrap();
         let game = GameThreads {
             known: vec![5],
             config: "game.toml".into(),
             admit_all: false,
         };
-        // The furthest page the reader may parse while page BATCH_PAGES is reported.
-        let furthest = BATCH_PAGES + READ_AHEAD + 1;
+        // The furthest page the readers may parse while page BATCH_PAGES is reported.
+        let furthest = BATCH_PAGES + READ_AHEAD + READERS;
         let (reached, ahead) = std::sync::mpsc::channel::<()>();
         let parse = |path: &Path, _: &[u8], _| {
             let i: usize = files.iter().position(|f| f == path).unwrap();
             events.lock().unwrap().push(format!("parse {}", i + 1));
-            if let Some(next) = files.get(i + 1) {
-                std::fs::write(next, format!("<html>{}</html>", i + 2)).unwrap();
+            if let Some(next) = files.get(i + READERS) {
+                std::fs::write(next, format!("<html>{}</html>", i + 1 + READERS)).unwrap();
             }
             if i + 1 == furthest {
                 reached.send(()).unwrap();
             }
             Ok(page(i as u32 + 1))
         };
+        let mut reported = Vec::new();
         let mut report = |r: Imported| {
             if r.page as usize == BATCH_PAGES {
-                // The reader gets this far on its own while this thread reports, and
+                // The readers get this far on their own while this thread reports, and
                 // no further.
                 ahead
                     .recv_timeout(std::time::Duration::from_secs(60))
-                    .expect("the reader parses ahead while a batch is reported");
+                    .expect("the readers parse ahead while a batch is reported");
                 let ev = events.lock().unwrap();
                 assert!(!ev.contains(&format!("parse {}", furthest + 1)), "{ev:?}");
             }
             events.lock().unwrap().push(format!("report {}", r.page));
+            reported.push(r.page);
             Ok(())
         };
-        let failed = import_files(
-            &mut store,
+        let (failed, store) = import_files(
+            || Ok(Store::open_in_memory().unwrap()),
             "f",
             &files,
             None,
@@ -504,11 +573,96 @@ mod tests {
         let at = |e: &str| ev.iter().position(|x| x == e).unwrap();
         assert!(at("report 1") < at(&format!("parse {n}")), "{ev:?}");
         assert!(at(&format!("report {BATCH_PAGES}")) < at(&format!("parse {}", furthest + 1)));
-        assert_eq!(
-            ev.iter().filter(|e| e.starts_with("report")).count(),
-            n as usize
-        );
+        assert_eq!(reported, (1..=n).collect::<Vec<_>>());
         assert_eq!(store.posts("f", 5).unwrap().len(), n as usize);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The store is opened while the readers already read: `open` here waits until the first
+    /// file has been parsed (it would wait forever if the readers started after it).
+    #[test]
+    fn import_parses_while_the_store_opens() {
+        let dir = std::env::temp_dir().join(format!("bansha-import-open-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("p{i}.html"))).collect();
+        for f in &files {
+            std::fs::write(f, "<html></html>").unwrap();
+        }
+        let game = GameThreads {
+            known: vec![5],
+            config: "game.toml".into(),
+            admit_all: false,
+        };
+        let (parsed, first) = std::sync::mpsc::channel::<()>();
+        let parse = |path: &Path, _: &[u8], _| {
+            let i = files.iter().position(|f| f == path).unwrap();
+            let _ = parsed.send(());
+            Ok(page(i as u32 + 1))
+        };
+        let open = || {
+            first
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a file is parsed before the store is open");
+            Ok(Store::open_in_memory().unwrap())
+        };
+        let (failed, store) =
+            import_files(open, "f", &files, None, Some(1), &game, parse, &mut |_| {
+                Ok(())
+            })
+            .unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(store.posts("f", 5).unwrap().len(), 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// With several readers, bad files are still reported in the order of the files, and
+    /// the good ones stored and reported in that order.
+    #[test]
+    fn import_with_several_readers_keeps_the_order_of_the_files() {
+        let dir = std::env::temp_dir().join(format!("bansha-import-order-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let files: Vec<PathBuf> = (1..=9).map(|i| dir.join(format!("p{i}.html"))).collect();
+        for (i, f) in files.iter().enumerate() {
+            // Files 2, 5 and 6 are empty: refused before parsing.
+            let empty = matches!(i + 1, 2 | 5 | 6);
+            std::fs::write(f, if empty { "" } else { "<html></html>" }).unwrap();
+        }
+        let game = GameThreads {
+            known: vec![5],
+            config: "game.toml".into(),
+            admit_all: false,
+        };
+        let parse = |path: &Path, _: &[u8], _| {
+            let i = files.iter().position(|f| f == path).unwrap();
+            // The first reader's files take longer, so the other reader runs ahead.
+            if i % READERS == 0 {
+                std::thread::yield_now();
+            }
+            Ok(page(i as u32 + 1))
+        };
+        let mut reported = Vec::new();
+        let (failed, _) = import_files(
+            || Ok(Store::open_in_memory().unwrap()),
+            "f",
+            &files,
+            None,
+            Some(1),
+            &game,
+            parse,
+            &mut |r: Imported| {
+                reported.push(r.page);
+                Ok(())
+            },
+        )
+        .unwrap();
+        let named: Vec<&str> = failed
+            .iter()
+            .map(|e| e.split(": ").next().unwrap().rsplit('/').next().unwrap())
+            .collect();
+        assert_eq!(named, ["p2.html", "p5.html", "p6.html"], "{failed:?}");
+        assert_eq!(reported, [1, 3, 4, 7, 8, 9]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

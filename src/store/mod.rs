@@ -474,6 +474,30 @@ const PAGE_SIZE: u32 = 16384;
 /// How long a connection waits for another's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A connection of its own that copies the committed pages of a store's write-ahead log
+/// into its database file (see [`Store::checkpointer`]). A passive checkpoint: it never waits
+/// for a lock and never blocks the writer or a reader; it copies only what is committed, so
+/// durability is what it was.
+pub struct Checkpointer {
+    conn: Connection,
+    db: String,
+}
+
+impl Checkpointer {
+    /// Copy what the log holds that the file does not yet; returns the log's frames and how
+    /// many of them are now in the file.
+    pub fn checkpoint(&self) -> Result<(i64, i64), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((r.get(1)?, r.get(2)?))
+            })
+            .map_err(|source| StoreError::Sqlite {
+                db: self.db.clone(),
+                source,
+            })
+    }
+}
+
 impl Store {
     /// Open (creating if needed) the database file, apply migrations, turn on WAL. A
     /// missing folder, a read-only file or a folder bansha cannot write in (a read-only
@@ -717,6 +741,35 @@ impl Store {
         self.conn
             .query_row("PRAGMA wal_autocheckpoint = 8192", [], |_| Ok(()))
             .map_err(|e| self.err(e))
+    }
+
+    /// A second connection to this store's file, for copying committed pages of the
+    /// write-ahead log into the database on another thread while this connection goes on
+    /// writing ([`Checkpointer::checkpoint`]). `None` for an in-memory store or a file not in
+    /// WAL mode (nothing to copy).
+    pub fn checkpointer(&self) -> Result<Option<Checkpointer>, StoreError> {
+        let path = match self.conn.path() {
+            Some(p) if !p.is_empty() => p.to_string(),
+            _ => return Ok(None),
+        };
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Ok(None);
+        }
+        use rusqlite::OpenFlags;
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| self.err(e))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| self.err(e))?;
+        Ok(Some(Checkpointer {
+            conn,
+            db: self.db.clone(),
+        }))
     }
 
     /// One writer transaction for several pages ([`PageBatch::store_page`] each, then

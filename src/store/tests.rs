@@ -1398,3 +1398,50 @@ fn stored_enlarged_text_is_filled_in_never_rewritten() {
         (1, "帖子101")
     );
 }
+
+/// The import's background copier: a second connection that copies what this one
+/// committed from the write-ahead log into the file, while this one stays open (so that
+/// closing the store has little left to copy). An in-memory store has nothing to copy.
+#[test]
+fn a_checkpointer_copies_committed_pages_into_the_file_while_the_store_stays_open() {
+    assert!(
+        Store::open_in_memory()
+            .unwrap()
+            .checkpointer()
+            .unwrap()
+            .is_none()
+    );
+    let dir = std::env::temp_dir().join(format!("bansha-store-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.sqlite");
+    let mut s = Store::open(&path).unwrap();
+    s.bulk_checkpoints().unwrap();
+    let ck = s.checkpointer().unwrap().expect("a file in WAL mode");
+    let file_len = || std::fs::metadata(&path).unwrap().len();
+    let mut batch = s.batch().unwrap();
+    for p in 1..=3u32 {
+        let posts: Vec<PagePost> = (0..10u64)
+            .map(|k| {
+                let pid = u64::from(p) * 10 + k;
+                pp(pid, (p - 1) * 10 + k as u32 + 1, "甲", &"投票 ".repeat(200))
+            })
+            .collect();
+        batch
+            .store_page(F, &page(7, p, 10, posts), &info(p, T0))
+            .unwrap();
+    }
+    batch.commit().unwrap();
+    let before = file_len();
+    let (frames, copied) = ck.checkpoint().unwrap();
+    assert!(frames > 0, "the commit is in the log");
+    assert_eq!(copied, frames, "every committed frame is copied");
+    assert!(file_len() > before, "the file grew from {before} bytes");
+    // The store goes on writing and reading as before.
+    assert_eq!(s.posts(F, 7).unwrap().len(), 30);
+    drop(ck);
+    drop(s);
+    let s = Store::open_existing(&path).unwrap();
+    assert_eq!(s.posts(F, 7).unwrap().len(), 30);
+    let _ = std::fs::remove_dir_all(&dir);
+}
