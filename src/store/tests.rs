@@ -1445,3 +1445,49 @@ fn a_checkpointer_copies_committed_pages_into_the_file_while_the_store_stays_ope
     assert_eq!(s.posts(F, 7).unwrap().len(), 30);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `content_hash` hashes, word by word, the very bytes of the joined text: the words of each
+/// part joined by single spaces, parts ended by `\0`, then the edit notice, for long posts,
+/// long words, and edits with and without a time.
+#[test]
+fn content_hash_hashes_the_same_bytes_as_the_joined_text() {
+    fn joined(text: &str, red: &str, edit: Option<&EditNotice>) -> String {
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut b = format!("bansha-rev-1\0{}\0{}\0", words(text), words(red));
+        if let Some(e) = edit {
+            b.push_str(&e.editor);
+            b.push('\0');
+            if let Some(t) = e.time {
+                b.push_str(&t.to_string());
+            }
+        }
+        let d = ring::digest::digest(&ring::digest::SHA256, b.as_bytes());
+        d.as_ref().iter().map(|x| format!("{x:02x}")).collect()
+    }
+    let long_word = "长".repeat(3000);
+    let texts = [
+        String::new(),
+        "投 傻树\n理由：发言".to_string(),
+        "投票 给 7 号\r\n".repeat(900),
+        format!("a {long_word} b"),
+        format!("{}{long_word}", "x ".repeat(2040)),
+    ];
+    let edits = [
+        None,
+        Some(EditNotice {
+            editor: "甲".into(),
+            time: Some(1_700_000_000),
+        }),
+        Some(EditNotice {
+            editor: "乙".repeat(2100),
+            time: None,
+        }),
+    ];
+    for t in &texts {
+        for r in ["", "红 字", &long_word] {
+            for e in &edits {
+                assert_eq!(content_hash(t, r, e.as_ref()), joined(t, r, e.as_ref()));
+            }
+        }
+    }
+}
