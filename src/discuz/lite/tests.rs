@@ -255,3 +255,23 @@ fn a_page_cut_after_its_body_tag_builds_with_readable_attributes() {
         assert!(doc.elements().all(|e| e.attrs().is_empty()), "{html}");
     }
 }
+
+/// The short-text scan finds what `memchr3` finds, on both sides of its 32-byte switch.
+#[test]
+fn the_short_text_scan_finds_the_first_reference_cr_or_nul_as_memchr3_does() {
+    for len in 0..70usize {
+        for at in 0..=len {
+            for c in [b'&', b'\r', 0, b'a'] {
+                let mut b = vec![b'x'; len];
+                if at < len {
+                    b[at] = c;
+                }
+                assert_eq!(
+                    super::special(&b),
+                    memchr::memchr3(b'&', b'\r', 0, &b),
+                    "{len} {at} {c}"
+                );
+            }
+        }
+    }
+}
