@@ -508,4 +508,22 @@ mod tests {
         assert_eq!(lines[i + 1], "  依据：最高票");
         assert_eq!(lines[i + 2], "  规则：「得票最多者出局」");
     }
+
+    /// The 说明 (notes) and 规则解读 (readings) blocks are printed each when it has lines,
+    /// and left out when it has none.
+    #[test]
+    fn the_notes_and_readings_blocks_are_printed_only_with_lines() {
+        let mut t = tally("elimination", &[("甲", 20)]);
+        let s = text(&t, "g");
+        assert!(!s.contains("说明：") && !s.contains("规则解读："), "{s}");
+        t.notes = vec!["一条说明".into()];
+        let s = text(&t, "g");
+        assert!(s.ends_with("\n说明：\n  一条说明\n"), "{s}");
+        assert!(!s.contains("规则解读："), "{s}");
+        t.notes.clear();
+        t.readings = vec!["一条解读".into()];
+        let s = text(&t, "g");
+        assert!(s.ends_with("\n规则解读：\n  一条解读\n"), "{s}");
+        assert!(!s.contains("说明："), "{s}");
+    }
 }
