@@ -526,4 +526,55 @@ mod tests {
         assert!(s.ends_with("\n规则解读：\n  一条解读\n"), "{s}");
         assert!(!s.contains("说明："), "{s}");
     }
+
+    /// The public 公示's final result line, for each mode and outcome.
+    #[test]
+    fn the_public_result_line_for_each_mode_and_outcome() {
+        let case = |mode: &'static str, kind: &'static str, player: Option<&str>, tied: &[&str]| {
+            let mut t = tally(mode, &[("甲", 20), ("乙", 20), ("丙", 10)]);
+            t.outcome.kind = kind;
+            t.outcome.player = player.map(str::to_string);
+            t.outcome.tied = tied.iter().map(|x| x.to_string()).collect();
+            let bb = bbcode(&t, "g");
+            bb.lines().last().unwrap().to_string()
+        };
+        let tie = ["甲", "乙"];
+        assert_eq!(
+            case("election", "elected", Some("甲"), &[]),
+            "[b]当选警长：甲[/b]"
+        );
+        assert_eq!(
+            case("election", "elected", Some("甲"), &tie),
+            "[b]平票（甲、乙），当选警长：甲[/b]"
+        );
+        assert_eq!(
+            case("election", "none", None, &tie),
+            "[b]平票（甲、乙），本局无警长[/b]"
+        );
+        assert_eq!(case("election", "none", None, &[]), "[b]无人当选警长[/b]");
+        assert_eq!(
+            case("majority", "eliminated", Some("甲"), &[]),
+            "[b]公决成功：甲[/b]"
+        );
+        assert_eq!(case("majority", "none", None, &[]), "[b]公决失败[/b]");
+        assert_eq!(
+            case("elimination", "eliminated", Some("甲"), &[]),
+            "[b]投票出局：甲[/b]"
+        );
+        assert_eq!(
+            case("elimination", "eliminated", Some("甲"), &tie),
+            "[b]平票（甲、乙），投票出局：甲[/b]"
+        );
+        assert_eq!(
+            case("elimination", "none", None, &tie),
+            "[b]平票（甲、乙），无人出局[/b]"
+        );
+        assert_eq!(
+            case("elimination", "none", None, &[]),
+            "[b]最高票：甲，平安日，无人出局[/b]"
+        );
+        let mut t = tally("elimination", &[]);
+        t.outcome.kind = "none";
+        assert_eq!(bbcode(&t, "g").lines().last(), Some("[b]无人出局[/b]"));
+    }
 }
