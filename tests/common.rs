@@ -3,12 +3,59 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// A fresh, empty scratch folder for one test (unique per test name and process).
+/// A fresh, empty scratch folder for one test (unique per test name and process). It is
+/// removed when the test's thread ends, unless the test panicked there: a failing test's
+/// folder stays for inspection (its path is printed).
 pub fn scratch_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("bansha-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create scratch dir");
+    remove_at_thread_end(&d);
     d
+}
+
+thread_local! {
+    /// This thread's scratch folders; dropped (and removed) when the thread ends, which for
+    /// the test harness is when the test has finished.
+    static SCRATCH: std::cell::RefCell<Scratch> = const {
+        std::cell::RefCell::new(Scratch { dirs: Vec::new() })
+    };
+    /// A panic happened on this thread (set by the hook installed in `remove_at_thread_end`).
+    static PANICKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+struct Scratch {
+    dirs: Vec<PathBuf>,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let panicked = PANICKED.try_with(|p| p.get()).unwrap_or(true);
+        for d in &self.dirs {
+            if panicked {
+                eprintln!("scratch folder kept: {}", d.display());
+            } else {
+                let _ = std::fs::remove_dir_all(d);
+            }
+        }
+    }
+}
+
+fn remove_at_thread_end(d: &std::path::Path) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = PANICKED.try_with(|p| p.set(true));
+            default(info);
+        }));
+    });
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        if !s.dirs.iter().any(|x| x == d) {
+            s.dirs.push(d.to_path_buf());
+        }
+    });
 }
 
 /// Run the real `bansha` binary; returns (exit code, stdout, stderr).

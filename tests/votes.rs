@@ -559,9 +559,7 @@ fn page_post(
 
 /// A game directory with a config, and a store holding the day-2 vote thread.
 fn cli_game(name: &str, extra: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bansha-votes-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir(&format!("votes-{name}"));
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
     let cfg_text = format!(
         r#"[forum]

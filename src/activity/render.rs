@@ -320,3 +320,63 @@ pub fn elevator_json(cfg: &Config, e: &Elevator) -> Value {
         "bbcode": elevator_bbcode(cfg, e),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::AccelDecision;
+
+    fn report(notes: &[&str], readings: &[&str]) -> ActivityReport {
+        ActivityReport {
+            day: 2,
+            opens: 0,
+            closes: 3600,
+            accel: AccelDecision {
+                day: 2,
+                accelerated: false,
+                since: None,
+                delayed: false,
+                requests: vec![],
+                accelerate_count: 0,
+                delay_count: 0,
+                living: 0,
+                deadline: None,
+                clause: String::new(),
+                overridden_by_director: false,
+                explanation: "未加速".into(),
+            },
+            players: vec![],
+            notes: notes.iter().map(|x| x.to_string()).collect(),
+            readings: readings.iter().map(|x| x.to_string()).collect(),
+        }
+    }
+
+    /// The 说明 block is printed when the report has notes or readings (either alone), lists
+    /// both in that order, and is left out when it has neither.
+    #[test]
+    fn the_notes_block_shows_notes_or_readings_alone_and_is_absent_without_either() {
+        let cfg = Config::from_str(
+            std::path::Path::new("g.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n",
+        )
+        .unwrap();
+        let tail = |notes: &[&str], readings: &[&str]| {
+            let s = report_text(&cfg, &report(notes, readings));
+            s.find("\n说明：\n").map(|i| s[i..].to_string())
+        };
+        assert_eq!(
+            tail(&["只计主题帖"], &[]).as_deref(),
+            Some("\n说明：\n  - 只计主题帖\n")
+        );
+        assert_eq!(
+            tail(&[], &["「十帖」按楼层计"]).as_deref(),
+            Some("\n说明：\n  - 「十帖」按楼层计\n")
+        );
+        assert_eq!(
+            tail(&["只计主题帖"], &["「十帖」按楼层计"]).as_deref(),
+            Some("\n说明：\n  - 只计主题帖\n  - 「十帖」按楼层计\n")
+        );
+        assert_eq!(tail(&[], &[]), None);
+        assert!(!report_text(&cfg, &report(&[], &[])).contains("说明"));
+    }
+}

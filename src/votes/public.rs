@@ -137,6 +137,11 @@ mod tests {
     }
 
     fn public_and_outcome(rules: &RuleSet, path: &Path, d: &Day) -> (String, Option<String>) {
+        let t = tally_of(rules, path, d);
+        (render::bbcode(&t, "g"), t.outcome.player.clone())
+    }
+
+    fn tally_of(rules: &RuleSet, path: &Path, d: &Day) -> crate::votes::Tally {
         let mut t = String::from(
             "[forum]\nbase_url = \"http://127.0.0.1:18080/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n",
         );
@@ -182,7 +187,7 @@ mod tests {
             .collect();
         let roster = Roster::from_config(&cfg);
         let closes = cfg.vote_closes(2);
-        let t = tally(&TallyInput {
+        tally(&TallyInput {
             day: 2,
             rules: &rules.vote,
             readings: &rules.meta.readings,
@@ -193,8 +198,7 @@ mod tests {
             vote_closes: None,
             as_of: None,
             accelerated_since: None,
-        });
-        (render::bbcode(&t, "g"), t.outcome.player.clone())
+        })
     }
 
     fn status(player: &str, s: &str) -> String {
@@ -352,5 +356,48 @@ mod tests {
         let (pa, _) = public_and_outcome(&rules, &f, &a);
         let (pb, _) = public_and_outcome(&rules, &f, &b);
         assert_ne!(pa, pb);
+    }
+
+    /// The secrecy clause is quoted (`[size=2]…[/size]` under the 公示's heading) exactly when
+    /// the rule set keeps something from the public (`anonymous`, `top-only`) and has a
+    /// clause: never for an open vote, never as an empty line.
+    #[test]
+    fn the_secrecy_clause_line_is_printed_only_for_a_secret_vote_with_a_clause() {
+        let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/lingzu.toml");
+        let rules = RuleSet::load(&f).unwrap();
+        let day = Day {
+            roles: vec![],
+            events: String::new(),
+            ballots: vec![("甲", "己"), ("乙", "己"), ("丙", "庚")],
+        };
+        let base = tally_of(&rules, &f, &day);
+        let clause = "投票为匿名投票，仅自己可见，直到游戏结束。";
+        for (secrecy, text, shown) in [
+            ("open", clause, false),
+            ("open", "", false),
+            ("anonymous", clause, true),
+            ("top-only", clause, true),
+            ("anonymous", "", false),
+            ("top-only", "", false),
+        ] {
+            let mut t = base.clone();
+            t.secrecy = secrecy;
+            t.secrecy_clause = text.to_string();
+            let p = super::public(&t);
+            let bb = render::bbcode(&t, "g");
+            let lines: Vec<&str> = bb.lines().collect();
+            if shown {
+                assert_eq!(p.secrecy_clause.as_deref(), Some(clause), "{secrecy}");
+                // Heading, 统计截至, then the clause.
+                assert_eq!(
+                    lines[2],
+                    format!("[size=2]{clause}[/size]"),
+                    "{secrecy}:\n{bb}"
+                );
+            } else {
+                assert_eq!(p.secrecy_clause, None, "{secrecy} {text:?}");
+                assert!(!bb.contains("[size=2]"), "{secrecy} {text:?}:\n{bb}");
+            }
+        }
     }
 }

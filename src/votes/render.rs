@@ -355,3 +355,226 @@ pub fn bbcode(t: &Tally, game: &str) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::vote::Weight;
+    use crate::votes::{Outcome, Total};
+
+    /// A final (after 关门) day-2 tally with the given totals (in tenths) and no ballots.
+    fn tally(mode: &'static str, totals: &[(&str, i64)]) -> Tally {
+        Tally {
+            day: 2,
+            mode,
+            ballots: vec![],
+            totals: totals
+                .iter()
+                .map(|(t, v)| Total {
+                    target: t.to_string(),
+                    votes: Weight(*v),
+                })
+                .collect(),
+            outcome: Outcome {
+                kind: "none",
+                player: None,
+                via: "最高票".into(),
+                clause: String::new(),
+                tied: vec![],
+            },
+            as_of: "2026-03-05 21:30:00".into(),
+            closes: Some("2026-03-05 21:00:00".into()),
+            vote_closes: None,
+            accelerated: false,
+            accelerated_since: None,
+            counts_secret: false,
+            secrecy: "open",
+            secrecy_clause: String::new(),
+            non_voters: vec![],
+            edited_posts: vec![],
+            notes: vec![],
+            readings: vec![],
+        }
+    }
+
+    fn interim(mut t: Tally) -> Tally {
+        t.as_of = "2026-03-05 20:00:00".into();
+        t
+    }
+
+    fn result_line(t: &Tally) -> String {
+        text(t, "g")
+            .lines()
+            .find(|l| l.starts_with("结果："))
+            .unwrap_or_else(|| panic!("no result line:\n{}", text(t, "g")))
+            .to_string()
+    }
+
+    /// Interim exactly while the tally's moment is before 关门; a tally without a moment or
+    /// without a 关门 is not interim.
+    #[test]
+    fn a_tally_is_interim_only_before_the_close() {
+        let t = tally("elimination", &[]);
+        assert!(!is_interim(&t));
+        assert!(is_interim(&interim(t.clone())));
+        let mut at_close = t.clone();
+        at_close.as_of = "2026-03-05 21:00:00".into();
+        assert!(!is_interim(&at_close));
+        let mut no_moment = t.clone();
+        no_moment.as_of = String::new();
+        assert!(!is_interim(&no_moment));
+        let mut no_close = interim(t);
+        no_close.closes = None;
+        assert!(!is_interim(&no_close));
+    }
+
+    /// The director's interim line names who leads: nobody, one, or the tied, never 弃权.
+    #[test]
+    fn the_interim_line_names_nobody_the_leader_or_the_tied_and_never_abstention() {
+        let rest = "（关门前的统计，非最终结果）";
+        for (totals, want) in [
+            (vec![], format!("结果：目前无人得票{rest}")),
+            (vec![("弃权", 20)], format!("结果：目前无人得票{rest}")),
+            (
+                vec![("甲", 20), ("乙", 10)],
+                format!("结果：目前领先：甲{rest}"),
+            ),
+            (
+                vec![("弃权", 20), ("甲", 20), ("乙", 10)],
+                format!("结果：目前领先：甲{rest}"),
+            ),
+            (
+                vec![("甲", 20), ("乙", 20), ("丙", 10)],
+                format!("结果：目前平票领先：甲、乙{rest}"),
+            ),
+        ] {
+            let t = interim(tally("elimination", &totals));
+            assert_eq!(result_line(&t), want, "{totals:?}");
+            // The public 公示 says the same, in bold, as its last line.
+            let bb = bbcode(&t, "g");
+            let want_bb = format!("[b]{}[/b]", want.trim_start_matches("结果："));
+            assert_eq!(bb.lines().last(), Some(want_bb.as_str()), "{bb}");
+        }
+        // Counts kept from the public: the 公示 names no leader before 关门.
+        let mut t = interim(tally("elimination", &[("甲", 20)]));
+        t.counts_secret = true;
+        assert_eq!(
+            bbcode(&t, "g").lines().last(),
+            Some("[b]关门前的统计，非最终结果[/b]")
+        );
+        assert_eq!(result_line(&t), format!("结果：目前领先：甲{rest}"));
+    }
+
+    /// The heading names the vote's mode, and the result line the outcome in the mode's words.
+    #[test]
+    fn the_directors_report_names_the_mode_and_the_outcome_in_chinese() {
+        for (mode, zh) in [
+            ("election", "警长竞选"),
+            ("elimination", "放逐投票"),
+            ("majority", "公决"),
+            ("other-mode", "other-mode"),
+        ] {
+            let s = text(&tally(mode, &[]), "g");
+            assert_eq!(
+                s.lines().next(),
+                Some(format!("g — 第2天 投票（{zh}）").as_str())
+            );
+        }
+        for (mode, kind, player, want) in [
+            ("election", "elected", Some("甲"), "结果：当选警长 甲"),
+            ("majority", "eliminated", Some("甲"), "结果：公决出局 甲"),
+            ("elimination", "eliminated", Some("甲"), "结果：出局 甲"),
+            ("election", "none", None, "结果：无人当选"),
+            ("majority", "none", None, "结果：公决失败"),
+            ("elimination", "none", None, "结果：无人出局"),
+        ] {
+            let mut t = tally(mode, &[("甲", 20)]);
+            t.outcome.kind = kind;
+            t.outcome.player = player.map(str::to_string);
+            assert_eq!(result_line(&t), want, "{mode} {kind}");
+        }
+    }
+
+    /// The deciding clause is quoted under the result when there is one, and no empty
+    /// 规则 line is printed when there is none.
+    #[test]
+    fn the_result_quotes_its_clause_only_when_it_has_one() {
+        let mut t = tally("elimination", &[("甲", 20)]);
+        assert!(!text(&t, "g").contains("规则："), "{}", text(&t, "g"));
+        t.outcome.clause = "得票最多者出局".into();
+        let s = text(&t, "g");
+        let lines: Vec<&str> = s.lines().collect();
+        let i = lines.iter().position(|l| l.starts_with("结果：")).unwrap();
+        assert_eq!(lines[i + 1], "  依据：最高票");
+        assert_eq!(lines[i + 2], "  规则：「得票最多者出局」");
+    }
+
+    /// The 说明 (notes) and 规则解读 (readings) blocks are printed each when it has lines,
+    /// and left out when it has none.
+    #[test]
+    fn the_notes_and_readings_blocks_are_printed_only_with_lines() {
+        let mut t = tally("elimination", &[("甲", 20)]);
+        let s = text(&t, "g");
+        assert!(!s.contains("说明：") && !s.contains("规则解读："), "{s}");
+        t.notes = vec!["一条说明".into()];
+        let s = text(&t, "g");
+        assert!(s.ends_with("\n说明：\n  一条说明\n"), "{s}");
+        assert!(!s.contains("规则解读："), "{s}");
+        t.notes.clear();
+        t.readings = vec!["一条解读".into()];
+        let s = text(&t, "g");
+        assert!(s.ends_with("\n规则解读：\n  一条解读\n"), "{s}");
+        assert!(!s.contains("说明："), "{s}");
+    }
+
+    /// The public 公示's final result line, for each mode and outcome.
+    #[test]
+    fn the_public_result_line_for_each_mode_and_outcome() {
+        let case = |mode: &'static str, kind: &'static str, player: Option<&str>, tied: &[&str]| {
+            let mut t = tally(mode, &[("甲", 20), ("乙", 20), ("丙", 10)]);
+            t.outcome.kind = kind;
+            t.outcome.player = player.map(str::to_string);
+            t.outcome.tied = tied.iter().map(|x| x.to_string()).collect();
+            let bb = bbcode(&t, "g");
+            bb.lines().last().unwrap().to_string()
+        };
+        let tie = ["甲", "乙"];
+        assert_eq!(
+            case("election", "elected", Some("甲"), &[]),
+            "[b]当选警长：甲[/b]"
+        );
+        assert_eq!(
+            case("election", "elected", Some("甲"), &tie),
+            "[b]平票（甲、乙），当选警长：甲[/b]"
+        );
+        assert_eq!(
+            case("election", "none", None, &tie),
+            "[b]平票（甲、乙），本局无警长[/b]"
+        );
+        assert_eq!(case("election", "none", None, &[]), "[b]无人当选警长[/b]");
+        assert_eq!(
+            case("majority", "eliminated", Some("甲"), &[]),
+            "[b]公决成功：甲[/b]"
+        );
+        assert_eq!(case("majority", "none", None, &[]), "[b]公决失败[/b]");
+        assert_eq!(
+            case("elimination", "eliminated", Some("甲"), &[]),
+            "[b]投票出局：甲[/b]"
+        );
+        assert_eq!(
+            case("elimination", "eliminated", Some("甲"), &tie),
+            "[b]平票（甲、乙），投票出局：甲[/b]"
+        );
+        assert_eq!(
+            case("elimination", "none", None, &tie),
+            "[b]平票（甲、乙），无人出局[/b]"
+        );
+        assert_eq!(
+            case("elimination", "none", None, &[]),
+            "[b]最高票：甲，平安日，无人出局[/b]"
+        );
+        let mut t = tally("elimination", &[]);
+        t.outcome.kind = "none";
+        assert_eq!(bbcode(&t, "g").lines().last(), Some("[b]无人出局[/b]"));
+    }
+}
