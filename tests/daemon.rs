@@ -23,14 +23,9 @@ struct Game {
     clock: Arc<ManualClock>,
 }
 
+/// A scratch folder of its own (removed when the test ends, kept when it fails).
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "bansha-daemon-{name}-{}-{}",
-        std::process::id(),
-        fastrand::u64(..)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    crate::common::scratch_dir(&format!("daemon-{name}-{}", fastrand::u64(..)))
 }
 
 fn ts(s: &str) -> i64 {

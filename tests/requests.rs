@@ -56,12 +56,7 @@ struct Game {
 impl Game {
     fn new(name: &str, spec: ForumSpec, daemon_extra: &str) -> Game {
         let forum = TestForum::start(spec).unwrap();
-        let dir = std::env::temp_dir().join(format!(
-            "bansha-requests-{name}-{}-{}",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::common::scratch_dir(&format!("requests-{name}-{}", fastrand::u64(..)));
         let text = format!(
             "[forum]\nbase_url = \"{}\"\nmin_interval_ms = 0\n\n\
              [daemon]\nrequest_timeout_ms = 2000\nretries = 1\nbackoff_ms = 10\n{daemon_extra}\n\n\

@@ -988,8 +988,7 @@ fn gbk_site_login_needs_gbk_or_charset_param() {
 #[test]
 fn cookies_txt_logs_the_reader_in() {
     let f = TestForum::start(spec(vec![thread(7, 2)])).unwrap();
-    let dir = std::env::temp_dir().join(format!("bansha-tf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch_dir("tf-cookies");
     let path = dir.join("cookies.txt");
     f.write_cookies_txt(&path, 1).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();

@@ -790,6 +790,8 @@ mod browser {
         driver: Child,
         addr: String,
         session: String,
+        /// Chromium's temporary folders (its `TMPDIR`).
+        tmp: PathBuf,
     }
 
     impl Drop for Browser {
@@ -805,6 +807,8 @@ mod browser {
             });
             let _ = self.driver.kill();
             let _ = self.driver.wait();
+            // Removed here too: a panic caught above would keep the scratch folder.
+            let _ = std::fs::remove_dir_all(&self.tmp);
         }
     }
 
@@ -816,8 +820,12 @@ mod browser {
                 .local_addr()
                 .unwrap()
                 .port();
+            // Chromium's own temporary folders go into a scratch folder of the test's
+            // (removed when the test ends), not /tmp.
+            let tmp = crate::common::scratch_dir(&format!("browser-{port}"));
             let driver = Command::new(chromedriver)
                 .arg(format!("--port={port}"))
+                .env("TMPDIR", &tmp)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -828,6 +836,7 @@ mod browser {
                 driver,
                 addr,
                 session: String::new(),
+                tmp,
             };
             wait_for("chromedriver to listen", Duration::from_secs(30), || {
                 TcpStream::connect(&b.addr).ok()
