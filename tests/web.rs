@@ -790,8 +790,6 @@ mod browser {
         driver: Child,
         addr: String,
         session: String,
-        /// Chromium's temporary folders (its `TMPDIR`).
-        tmp: PathBuf,
     }
 
     impl Drop for Browser {
@@ -807,8 +805,6 @@ mod browser {
             });
             let _ = self.driver.kill();
             let _ = self.driver.wait();
-            // Removed here too: a panic caught above would keep the scratch folder.
-            let _ = std::fs::remove_dir_all(&self.tmp);
         }
     }
 
@@ -836,7 +832,6 @@ mod browser {
                 driver,
                 addr,
                 session: String::new(),
-                tmp,
             };
             wait_for("chromedriver to listen", Duration::from_secs(30), || {
                 TcpStream::connect(&b.addr).ok()
