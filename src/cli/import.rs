@@ -297,7 +297,8 @@ pub fn import_files(
             pages.push(rx);
         }
         // The pages in the order of the files: file n from reader n % READERS. A reader
-        // that stopped early (it cannot have: it sends one answer per file) ends the list.
+        // sends one answer per file; one that panicked ends the list here, and the scope
+        // then re-raises its panic (the import fails, it does not stop short in silence).
         let ready = (0..files.len()).map_while(|n| pages[n % READERS].recv().ok());
         // Dropping the receivers (an error return) stops the readers at their next page.
         let mut store = open()?;
@@ -305,26 +306,25 @@ pub fn import_files(
         // file while the next batches are parsed and stored, so that closing the store
         // (which copies what is left) has one batch to copy, not the whole import.
         let (committed, batches) = std::sync::mpsc::sync_channel::<()>(1);
-        match store.checkpointer() {
-            Ok(Some(ck)) => {
-                std::thread::Builder::new()
-                    .name("import-checkpoint".into())
-                    .spawn_scoped(s, move || {
-                        for () in batches {
-                            if let Err(e) = ck.checkpoint() {
-                                tracing::warn!("{}", e);
-                                return;
-                            }
+        // Without a copier (an in-memory store, or one that could not be had: only speed is
+        // lost), nobody reads `batches` and `after_commit`'s sends are dropped; closing the
+        // store copies the whole log, as before.
+        let copier = store.checkpointer().unwrap_or_else(|e| {
+            tracing::warn!("{e}");
+            None
+        });
+        if let Some(ck) = copier {
+            std::thread::Builder::new()
+                .name("import-checkpoint".into())
+                .spawn_scoped(s, move || {
+                    for () in batches {
+                        if let Err(e) = ck.checkpoint() {
+                            tracing::warn!("{e}");
+                            return;
                         }
-                    })
-                    .map_err(|e| CliError::runtime(format!("cannot start a thread: {e}")))?;
-            }
-            Ok(None) => drop(batches),
-            Err(e) => {
-                // Only speed is lost: closing the store copies the whole log, as before.
-                tracing::warn!("{e}");
-                drop(batches);
-            }
+                    }
+                })
+                .map_err(|e| CliError::runtime(format!("cannot start a thread: {e}")))?;
         }
         // A batch committed while the copier is busy is copied with the next one.
         let after_commit = || {
@@ -407,8 +407,8 @@ fn read_file(
     Ok((parsed, at))
 }
 
-/// The storing half of [`import_files`]: the readers' pages (in the order of `files`) stored in batches of
-/// [`BATCH_PAGES`], each batch reported once committed.
+/// The storing half of [`import_files`]: the readers' pages (in the order of `files`)
+/// stored in batches of [`BATCH_PAGES`], each batch reported once committed.
 fn store_files(
     store: &mut Store,
     forum: &str,
@@ -505,6 +505,27 @@ mod tests {
         }
     }
 
+    /// An empty folder for one test's files.
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bansha-import-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A game of thread 5, the thread of [`page`].
+    fn game() -> GameThreads {
+        GameThreads {
+            known: vec![5],
+            config: "game.toml".into(),
+            admit_all: false,
+        }
+    }
+
+    fn in_memory() -> Result<Store, CliError> {
+        Ok(Store::open_in_memory().unwrap())
+    }
+
     /// Regression guard for whole-archive buffering, and for the pipeline: each reader
     /// reads its files in order, a file only after the reader's one before it is parsed
     /// (each file here is written by the parse of the file [`READERS`] before it, so reading
@@ -514,20 +535,14 @@ mod tests {
     /// stored and reported in the order of the files.
     #[test]
     fn import_reads_a_bounded_number_of_files_ahead_and_reports_each_batch_when_committed() {
-        let dir = std::env::temp_dir().join(format!("bansha-import-stream-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = folder("stream");
         let n = BATCH_PAGES as u32 * 2 + 3;
         let files: Vec<PathBuf> = (1..=n).map(|i| dir.join(format!("p{i}.html"))).collect();
         for (i, f) in files.iter().take(READERS).enumerate() {
             std::fs::write(f, format!("<html>{}</html>", i + 1)).unwrap();
         }
         let events = std::sync::Mutex::new(Vec::new());
-        let game = GameThreads {
-            known: vec![5],
-            config: "game.toml".into(),
-            admit_all: false,
-        };
+        let game = game();
         // The furthest page the readers may parse while page BATCH_PAGES is reported.
         let furthest = BATCH_PAGES + READ_AHEAD + READERS;
         let (reached, ahead) = std::sync::mpsc::channel::<()>();
@@ -558,7 +573,7 @@ mod tests {
             Ok(())
         };
         let (failed, store) = import_files(
-            || Ok(Store::open_in_memory().unwrap()),
+            in_memory,
             "f",
             &files,
             None,
@@ -582,18 +597,12 @@ mod tests {
     /// file has been parsed (it would wait forever if the readers started after it).
     #[test]
     fn import_parses_while_the_store_opens() {
-        let dir = std::env::temp_dir().join(format!("bansha-import-open-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = folder("open");
         let files: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("p{i}.html"))).collect();
         for f in &files {
             std::fs::write(f, "<html></html>").unwrap();
         }
-        let game = GameThreads {
-            known: vec![5],
-            config: "game.toml".into(),
-            admit_all: false,
-        };
+        let game = game();
         let (parsed, first) = std::sync::mpsc::channel::<()>();
         let parse = |path: &Path, _: &[u8], _| {
             let i = files.iter().position(|f| f == path).unwrap();
@@ -620,20 +629,14 @@ mod tests {
     /// the good ones stored and reported in that order.
     #[test]
     fn import_with_several_readers_keeps_the_order_of_the_files() {
-        let dir = std::env::temp_dir().join(format!("bansha-import-order-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = folder("order");
         let files: Vec<PathBuf> = (1..=9).map(|i| dir.join(format!("p{i}.html"))).collect();
         for (i, f) in files.iter().enumerate() {
             // Files 2, 5 and 6 are empty: refused before parsing.
             let empty = matches!(i + 1, 2 | 5 | 6);
             std::fs::write(f, if empty { "" } else { "<html></html>" }).unwrap();
         }
-        let game = GameThreads {
-            known: vec![5],
-            config: "game.toml".into(),
-            admit_all: false,
-        };
+        let game = game();
         let parse = |path: &Path, _: &[u8], _| {
             let i = files.iter().position(|f| f == path).unwrap();
             // The first reader's files take longer, so the other reader runs ahead.
@@ -644,7 +647,7 @@ mod tests {
         };
         let mut reported = Vec::new();
         let (failed, _) = import_files(
-            || Ok(Store::open_in_memory().unwrap()),
+            in_memory,
             "f",
             &files,
             None,

@@ -538,41 +538,74 @@ mod tests {
             let bb = bbcode(&t, "g");
             bb.lines().last().unwrap().to_string()
         };
-        let tie = ["甲", "乙"];
-        assert_eq!(
-            case("election", "elected", Some("甲"), &[]),
-            "[b]当选警长：甲[/b]"
-        );
-        assert_eq!(
-            case("election", "elected", Some("甲"), &tie),
-            "[b]平票（甲、乙），当选警长：甲[/b]"
-        );
-        assert_eq!(
-            case("election", "none", None, &tie),
-            "[b]平票（甲、乙），本局无警长[/b]"
-        );
-        assert_eq!(case("election", "none", None, &[]), "[b]无人当选警长[/b]");
-        assert_eq!(
-            case("majority", "eliminated", Some("甲"), &[]),
-            "[b]公决成功：甲[/b]"
-        );
-        assert_eq!(case("majority", "none", None, &[]), "[b]公决失败[/b]");
-        assert_eq!(
-            case("elimination", "eliminated", Some("甲"), &[]),
-            "[b]投票出局：甲[/b]"
-        );
-        assert_eq!(
-            case("elimination", "eliminated", Some("甲"), &tie),
-            "[b]平票（甲、乙），投票出局：甲[/b]"
-        );
-        assert_eq!(
-            case("elimination", "none", None, &tie),
-            "[b]平票（甲、乙），无人出局[/b]"
-        );
-        assert_eq!(
-            case("elimination", "none", None, &[]),
-            "[b]最高票：甲，平安日，无人出局[/b]"
-        );
+        let tie: &[&str] = &["甲", "乙"];
+        let cases: &[(&str, &str, Option<&str>, &[&str], &str)] = &[
+            (
+                "election",
+                "elected",
+                Some("甲"),
+                &[],
+                "[b]当选警长：甲[/b]",
+            ),
+            (
+                "election",
+                "elected",
+                Some("甲"),
+                tie,
+                "[b]平票（甲、乙），当选警长：甲[/b]",
+            ),
+            (
+                "election",
+                "none",
+                None,
+                tie,
+                "[b]平票（甲、乙），本局无警长[/b]",
+            ),
+            ("election", "none", None, &[], "[b]无人当选警长[/b]"),
+            (
+                "majority",
+                "eliminated",
+                Some("甲"),
+                &[],
+                "[b]公决成功：甲[/b]",
+            ),
+            ("majority", "none", None, &[], "[b]公决失败[/b]"),
+            (
+                "elimination",
+                "eliminated",
+                Some("甲"),
+                &[],
+                "[b]投票出局：甲[/b]",
+            ),
+            (
+                "elimination",
+                "eliminated",
+                Some("甲"),
+                tie,
+                "[b]平票（甲、乙），投票出局：甲[/b]",
+            ),
+            (
+                "elimination",
+                "none",
+                None,
+                tie,
+                "[b]平票（甲、乙），无人出局[/b]",
+            ),
+            (
+                "elimination",
+                "none",
+                None,
+                &[],
+                "[b]最高票：甲，平安日，无人出局[/b]",
+            ),
+        ];
+        for &(mode, kind, player, tied, want) in cases {
+            assert_eq!(
+                case(mode, kind, player, tied),
+                want,
+                "{mode} {kind} {tied:?}"
+            );
+        }
         let mut t = tally("elimination", &[]);
         t.outcome.kind = "none";
         assert_eq!(bbcode(&t, "g").lines().last(), Some("[b]无人出局[/b]"));
