@@ -539,7 +539,9 @@ mod tests {
             bb.lines().last().unwrap().to_string()
         };
         let tie: &[&str] = &["甲", "乙"];
-        let cases: &[(&str, &str, Option<&str>, &[&str], &str)] = &[
+        // (mode, outcome kind, player, tied, the line)
+        type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a [&'a str], &'a str);
+        let cases: &[Case] = &[
             (
                 "election",
                 "elected",
