@@ -1,4 +1,4 @@
-//! The game config (`--config GAME.toml`), as fixed by `shared/CONTRACTS.md`.
+//! The game config (`--config GAME.toml`), as fixed by `docs/interfaces.md`.
 //! Unknown keys are rejected; every problem is reported as `file:key: message`.
 
 use std::collections::{HashMap, HashSet};

@@ -183,7 +183,7 @@ pub mod quote {
     /// The rule post named by a rule file's `[meta] source`, normalised.
     pub fn post_text(source: &str) -> String {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/rules-text")
+            .join(bansha::rules::POSTS_DIR)
             .join(source);
         let t = std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("{}: the rule post: {e}", p.display()));

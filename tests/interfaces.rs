@@ -1,5 +1,5 @@
 //! The CLI's documented surface: every subcommand and long flag `bansha` accepts is named in
-//! `../shared/CONTRACTS.md` (the contract) or in `docs/interfaces.md` (bansha's extensions).
+//! `docs/interfaces.md`, the complete reference (the repository needs nothing beside it).
 //! An undocumented command or flag is an interface users could script against without
 //! knowing it exists — and one a later change could break without anyone noticing.
 
@@ -64,25 +64,28 @@ fn undocumented(docs: &str) -> Vec<String> {
 }
 
 #[test]
-fn every_subcommand_and_long_flag_is_in_the_contract_or_docs_interfaces() {
+fn every_subcommand_and_long_flag_is_in_docs_interfaces() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let contract = read(&root.join("../shared/CONTRACTS.md"));
-    let ours = read(&root.join("docs/interfaces.md"));
-    let docs = format!("{contract}\n{ours}");
+    let docs = read(&root.join("docs/interfaces.md"));
     let missing = undocumented(&docs);
     assert!(
         missing.is_empty(),
-        "named in neither ../shared/CONTRACTS.md nor docs/interfaces.md:\n  {}",
+        "not named in docs/interfaces.md:\n  {}",
         missing.join("\n  ")
     );
 }
 
-/// The check can fail: without docs/interfaces.md, bansha's own flags are reported.
+/// The check can fail: a page without the flags section reports bansha's flags.
 #[test]
-fn the_surface_check_reports_what_the_contract_alone_does_not_name() {
+fn the_surface_check_reports_what_a_page_does_not_name() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let contract = read(&root.join("../shared/CONTRACTS.md"));
-    let missing = undocumented(&contract);
+    let docs = read(&root.join("docs/interfaces.md"));
+    let cut = docs
+        .split("### Flags beyond the table above")
+        .next()
+        .unwrap()
+        .to_string();
+    let missing = undocumented(&cut);
     for want in [
         "`--confirm` of `bansha tally`",
         "`--dry-run` of `bansha night`",
@@ -92,4 +95,39 @@ fn the_surface_check_reports_what_the_contract_alone_does_not_name() {
     }
     assert!(names_flag("a `--at TIME`", "--at"));
     assert!(!names_flag("a `--attach`", "--at"));
+}
+
+/// The event kinds the config accepts, read from the parser's own refusal of an unknown one
+/// (serde lists every variant it expects).
+fn event_kinds() -> Vec<String> {
+    let err = toml::from_str::<bansha::config::Event>("kind = \"no-such-kind\"")
+        .expect_err("an unknown kind is refused")
+        .to_string();
+    let expected = err
+        .split("expected one of")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no variant list in: {err}"));
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every `[[event]] kind` the config accepts is documented in docs/interfaces.md.
+#[test]
+fn every_event_kind_is_in_docs_interfaces() {
+    let docs = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/interfaces.md"));
+    let kinds = event_kinds();
+    assert!(kinds.len() >= 10, "{kinds:?}");
+    assert!(kinds.iter().any(|k| k == "proxy-vote"), "{kinds:?}");
+    let missing: Vec<&String> = kinds
+        .iter()
+        .filter(|k| !docs.contains(&format!("`{k}`")) && !docs.contains(&format!("kind = \"{k}\"")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "event kinds not in docs/interfaces.md: {missing:?}"
+    );
 }

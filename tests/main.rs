@@ -15,6 +15,7 @@ mod parse;
 mod real_pages;
 mod red_cards;
 mod requests;
+mod self_contained;
 mod testforum;
 mod votes;
 mod web;

@@ -238,7 +238,7 @@ fn cold_rows(p: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn cold_neutral_comments_flag_rate_under_3_percent() {
-    let p = root().join("../shared/wordlist-sources/cold-train.csv");
+    let p = root().join("wordlists/sources/cold-train.csv");
     let rows = cold_rows(&p);
     assert!(
         rows.len() > 20_000,

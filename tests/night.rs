@@ -490,8 +490,11 @@ fn check_rules_names_every_skill_of_the_075_and_lingzu_posts() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let head = regex::Regex::new(r"^([\p{Han}]{2,6})\s*(?:(<[^>]*>)\s*(?:——|:|：)|——)").unwrap();
     for set in ["075-zhifou", "lingzu"] {
-        let post =
-            std::fs::read_to_string(root.join(format!("../shared/rules-text/{set}.txt"))).unwrap();
+        let post = std::fs::read_to_string(
+            root.join(bansha::rules::POSTS_DIR)
+                .join(format!("{set}.txt")),
+        )
+        .unwrap();
         let rules = root.join(format!("rules/{set}.toml"));
         let (code, out, err) = bansha(&["check-rules", &rules.display().to_string()]);
         assert_eq!(code, 0, "{err}");

@@ -4,7 +4,7 @@
 //! night whose 判负 turns a 流民 独立 and stops for his mandatory <支持>/<起义>, the state
 //! after it, `check-rules` listing every role, and day votes confirmed with `tally --confirm`
 //! that spend <统领> and <避险> (the rule file's `day_checks`). Expected values are worked
-//! out by hand from the rule post (shared/rules-text/huangquan.txt).
+//! out by hand from the rule post (rules/posts/huangquan.txt).
 
 use crate::common::{NightGame, bansha, state_player};
 

@@ -2,7 +2,7 @@
 //! `rules/lingzu.toml` — dusk <驱灵> in the night's actions file, 灵力 in the 公示, the
 //! converted player's true and apparent identity in `state`, a 驱灵 the 灵主 cannot pay
 //! rejected with exit 2, and a hunter blown up by <自爆> stopping the night for his answer.
-//! Expected values are worked out by hand from the rule post (shared/rules-text/lingzu.txt).
+//! Expected values are worked out by hand from the rule post (rules/posts/lingzu.txt).
 
 use crate::common::{NightGame, state_player};
 

@@ -1,4 +1,4 @@
-//! The activity report and the 电梯楼 as text, JSON (`shared/CONTRACTS.md`) and BBCode.
+//! The activity report and the 电梯楼 as text, JSON (`docs/interfaces.md`) and BBCode.
 //! What players and directors read is Chinese; player names in BBCode are escaped.
 
 use serde_json::{Value, json};

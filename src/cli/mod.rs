@@ -1,4 +1,4 @@
-//! The command line (contract: `shared/CONTRACTS.md`). Each command lives in its own file;
+//! The command line (contract: `docs/interfaces.md`). Each command lives in its own file;
 //! this file holds the argument types and the dispatch.
 
 pub(crate) mod activity;

@@ -37,7 +37,7 @@ pub enum Event {
     },
 }
 
-/// Read a `bansha tally --format json` document (keys per CONTRACTS.md).
+/// Read a `bansha tally --format json` document (keys per docs/interfaces.md).
 pub fn snapshot(json: &Value) -> Option<Snapshot> {
     let ballots = json
         .get("ballots")?

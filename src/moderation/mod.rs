@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use normalize::{Normalized, normalize};
 
-/// The contract's flag categories (`shared/CONTRACTS.md`, `flags`).
+/// The contract's flag categories (`docs/interfaces.md`, `flags`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {

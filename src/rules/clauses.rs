@@ -133,11 +133,11 @@ mod tests {
     }
 
     /// Every rule file's clauses are quotations of its post (`[meta] source` in
-    /// `../shared/rules-text/`), or labelled readings.
+    /// `rules/posts/`), or labelled readings.
     #[test]
     fn every_rule_file_quotes_its_post() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let posts = root.join("../shared/rules-text");
+        let posts = root.join(crate::rules::POSTS_DIR);
         let mut files: Vec<_> = std::fs::read_dir(root.join("rules"))
             .expect("rules/")
             .map(|e| e.unwrap().path())
@@ -153,7 +153,7 @@ mod tests {
             let post_path = posts.join(src);
             let post = std::fs::read_to_string(&post_path).unwrap_or_else(|e| {
                 panic!(
-                    "{}: [meta] source: {}: {e} (the rule posts live in ../shared/rules-text beside the clone)",
+                    "{}: [meta] source: {}: {e} (the rule posts live in rules/posts/)",
                     f.display(),
                     post_path.display()
                 )

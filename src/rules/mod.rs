@@ -1,5 +1,5 @@
 //! Rule sets: one TOML file per game in `rules/`, written from the rule posts in
-//! `shared/rules-text/`. Each section belongs to one part of bansha:
+//! `rules/posts/` (kept in the repository). Each section belongs to one part of bansha:
 //! `[vote]` to the tally ([`vote`]), `[activity]` to activity and compliance ([`activity`]).
 //! Every verdict bansha returns names the clause (quoted from the rule post) it applied.
 
@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::tomlfile::{FileError, FileErrors, load_toml};
+
+/// Where the rule posts live, relative to the repository root: a rule file's `[meta] source`
+/// names a file in this folder. The posts are the specification, kept as data in the tree.
+pub const POSTS_DIR: &str = "rules/posts";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,7 +39,7 @@ pub struct RuleSet {
 pub struct Meta {
     /// The game's name as the rule post titles it.
     pub name: String,
-    /// The rule post this file was written from (file name in `shared/rules-text/`).
+    /// The rule post this file was written from (file name in `rules/posts/`, [`POSTS_DIR`]).
     pub source: String,
     /// Places where the rule post is ambiguous and this file takes the literal reading;
     /// shown in reports so directors see the choice.

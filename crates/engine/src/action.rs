@@ -1,4 +1,4 @@
-//! The night actions file (contract: `shared/CONTRACTS.md`), and the answers to prompts,
+//! The night actions file (contract: `docs/interfaces.md`), and the answers to prompts,
 //! which are actions too (`最后一枪`, `殉职` with their targets).
 
 use serde::{Deserialize, Serialize};

@@ -21,7 +21,9 @@ fn run_set(set: &str, min: usize) {
     let text = std::fs::read_to_string(&rules_path).unwrap();
     let rules =
         engine_rules_from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", rules_path.display()));
-    let post = std::fs::read_to_string(root().join(format!("../shared/rules-text/{set}.txt"))).ok();
+    let post_path = root().join(format!("rules/posts/{set}.txt"));
+    let post = std::fs::read_to_string(&post_path)
+        .unwrap_or_else(|e| panic!("{}: the rule post: {e}", post_path.display()));
     let dir = root().join(format!("tests/scenarios/night/{set}"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -42,10 +44,7 @@ fn run_set(set: &str, min: usize) {
         let reading = ["解读", "采用", "按字面", "bansha"]
             .iter()
             .any(|m| sc.rule.trim_start().starts_with(m));
-        if !reading
-            && let Some(post) = &post
-            && !norm(post).contains(&norm(&sc.rule))
-        {
+        if !reading && !norm(&post).contains(&norm(&sc.rule)) {
             failures.push(format!(
                 "{name}: rule is neither a quotation of the post nor a labelled reading: {}",
                 sc.rule
