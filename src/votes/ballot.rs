@@ -1,5 +1,8 @@
 //! Reading a ballot out of a post's plain text.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::Serialize;
 
 /// What a ballot-shaped post says.
@@ -14,6 +17,32 @@ pub struct BallotText {
 }
 
 const ABSTAIN: &str = "弃权";
+
+/// `弃权`, also when punctuation ends it (`弃权。`, `弃权！`): the same width-folding and
+/// trailing marks a target name is read with.
+fn is_abstain(target: &str) -> bool {
+    super::names::fold_width(target).trim_end_matches(super::names::is_trailing_punct) == ABSTAIN
+}
+
+/// A bare `理由:` (no 投票/改票 before it) at or after `from`: (start, end of the colon).
+/// 075 prescribes no format beyond 「投票对象」, so `投票对象：甲 理由：乙` is a ballot too.
+fn find_bare_reason(s: &str, from: usize) -> Option<(usize, usize)> {
+    let mut at = from;
+    while let Some(i) = s[at..].find("理由") {
+        let start = at + i;
+        let mut k = start + "理由".len();
+        k += s[k..]
+            .chars()
+            .take_while(|c| is_space(*c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+        if let Some(c) = s[k..].chars().next().filter(|c| is_colon(*c)) {
+            return Some((start, k + c.len_utf8()));
+        }
+        at = start + "理由".len();
+    }
+    None
+}
 
 fn is_space(c: char) -> bool {
     c.is_whitespace() || is_invisible(c)
@@ -103,10 +132,16 @@ pub fn parse_ballot(text: &str) -> Option<BallotText> {
     };
     let (_, after_colon, which) = find_key(s, &["投票", "改票"], "对象", 0)?;
     let change = which == 1;
-    // The reason key (either prefix) ends the target.
-    let reason_key = find_key(s, &["投票", "改票"], "理由", after_colon);
+    // The reason key (either prefix, or none) ends the target; the earliest one wins, so a
+    // prefixed key is taken whole rather than from its 理由.
+    let prefixed = find_key(s, &["投票", "改票"], "理由", after_colon).map(|(a, b, _)| (a, b));
+    let bare = find_bare_reason(s, after_colon);
+    let reason_key = match (prefixed, bare) {
+        (Some(p), Some(b)) => Some(if b.0 < p.0 { b } else { p }),
+        (p, b) => p.or(b),
+    };
     let target_region = match reason_key {
-        Some((rs, _, _)) => &s[after_colon..rs],
+        Some((rs, _)) => &s[after_colon..rs],
         None => &s[after_colon..],
     };
     // The target is the first non-empty line of its region.
@@ -117,18 +152,60 @@ pub fn parse_ballot(text: &str) -> Option<BallotText> {
         .unwrap_or("");
     let target = normalize(target);
     let reason = match reason_key {
-        Some((_, re, _)) => normalize(s[re..].trim_matches(is_space)),
+        Some((_, re)) => normalize(s[re..].trim_matches(is_space)),
         None => String::new(),
     };
     Some(BallotText {
         change,
-        target: if target == ABSTAIN {
+        target: if is_abstain(&target) {
             None
         } else {
             Some(target)
         },
         reason,
     })
+}
+
+/// A label that is meant as a ballot key but is not one (`投票对像：甲`, `头票对象：甲`,
+/// `投票：甲`): a post [`parse_ballot`] does not read as a ballot, yet shaped like one. Such a
+/// post is listed as an invalid ballot naming the label, never dropped silently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MisspelledLabel {
+    /// The label as written, without its colon.
+    pub label: String,
+    /// What follows the colon on its line, trimmed.
+    pub written: String,
+}
+
+/// Near-miss spellings of 投票对象/改票对象 (homophones and neighbours of each character, the
+/// 对象 left out) followed by a colon.
+static LABEL_LIKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:[投改头頭偷]\s*[票漂飘]\s*[对對兑队堆]\s*[象像向相项]|[投改]\s*票\s*(?:[对對兑队堆]|[象像向相项])?)\s*[:：﹕︰]",
+    )
+    .expect("label pattern")
+});
+
+/// The misspelled ballot label of a post that holds no ballot ([`parse_ballot`] is `None`).
+pub fn misspelled_label(text: &str) -> Option<MisspelledLabel> {
+    if parse_ballot(text).is_some() {
+        return None;
+    }
+    let owned = normalize(text);
+    let m = LABEL_LIKE.find(&owned)?;
+    let label: String = m
+        .as_str()
+        .trim_end_matches(is_colon)
+        .chars()
+        .filter(|c| !is_space(*c))
+        .collect();
+    let written = owned[m.end()..]
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_matches(is_space)
+        .to_string();
+    Some(MisspelledLabel { label, written })
 }
 
 #[cfg(test)]
@@ -211,6 +288,72 @@ mod tests {
             parse_ballot("投票对象：傻树\n投票理由：他是狼：跳预言家"),
             b(false, Some("傻树"), "他是狼:跳预言家")
         );
+    }
+
+    /// Issue 25: `弃权` followed by punctuation was read as a name (and refused).
+    #[test]
+    fn abstain_followed_by_punctuation_is_an_abstention() {
+        for t in [
+            "投票对象：弃权。",
+            "投票对象：弃权！",
+            "投票对象：弃权~\n投票理由：没想好",
+            "投票对象：弃权，",
+        ] {
+            assert_eq!(parse_ballot(t).unwrap().target, None, "{t}");
+        }
+        // Not an abstention: more than marks after it.
+        assert_eq!(
+            parse_ballot("投票对象：弃权者").unwrap().target.as_deref(),
+            Some("弃权者")
+        );
+    }
+
+    /// Issue 25: a one-line ballot with a bare `理由：` was refused (its target read as
+    /// `甲 理由：乙`), although 075 prescribes no format beyond the key.
+    #[test]
+    fn a_bare_reason_key_ends_the_target() {
+        assert_eq!(
+            parse_ballot("投票对象：傻树 理由：他跳得太假"),
+            b(false, Some("傻树"), "他跳得太假")
+        );
+        assert_eq!(
+            parse_ballot("改票对象：甲\n理由 ：乙"),
+            b(true, Some("甲"), "乙")
+        );
+        // A prefixed key is still taken whole.
+        assert_eq!(
+            parse_ballot("投票对象：甲 投票理由：理由：乙"),
+            b(false, Some("甲"), "理由:乙")
+        );
+        // 理由 without a colon is part of the target.
+        assert_eq!(
+            parse_ballot("投票对象：理由哥").unwrap().target.as_deref(),
+            Some("理由哥")
+        );
+    }
+
+    /// Issue 25: a ballot whose label is misspelled was missing from the ballot list.
+    #[test]
+    fn misspelled_labels_are_found_and_real_ballots_are_not() {
+        let m = |t: &str| misspelled_label(t).map(|m| (m.label, m.written));
+        assert_eq!(
+            m("投票对像：傻树"),
+            Some(("投票对像".into(), "傻树".into()))
+        );
+        assert_eq!(
+            m("头票对象: 傻树\n理由"),
+            Some(("头票对象".into(), "傻树".into()))
+        );
+        assert_eq!(m("改票：不见"), Some(("改票".into(), "不见".into())));
+        assert_eq!(
+            m("投票 对 向 ： 甲"),
+            Some(("投票对向".into(), "甲".into()))
+        );
+        // A real ballot, talk about voting, and a colon elsewhere are not.
+        assert_eq!(m("投票对象：傻树"), None);
+        assert_eq!(m("我觉得投票对象应该是狼"), None);
+        assert_eq!(m("今天投票的时候：大家认真点"), None);
+        assert_eq!(m("顶一下"), None);
     }
 
     /// With both keys in one post, the one written first is the ballot, whichever kind it is.

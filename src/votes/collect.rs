@@ -1,7 +1,7 @@
 //! Tally phase 1: the day's ballot-shaped posts (first-seen text) and the 代投 the director
 //! recorded, in time order; edited posts and unreadable posts are noted for the director.
 
-use super::ballot::parse_ballot;
+use super::ballot::{misspelled_label, parse_ballot};
 use super::tally::{Ctx, EditedPost, lock_zh, where_};
 use crate::config::Event;
 use crate::model::{Post, QuoteRef, Timestamp};
@@ -20,6 +20,9 @@ pub(super) struct Entry {
     pub quote: Option<QuoteRef>,
     pub edited: bool,
     pub url: Option<String>,
+    /// The label as written, when the post is shaped like a ballot but its label is not a
+    /// ballot key (`投票对像：`): listed, judged invalid.
+    pub misspelled: Option<String>,
 }
 
 pub(super) struct Collected {
@@ -57,7 +60,24 @@ pub(super) fn collect(cx: &Ctx, posts: &[Post]) -> Collected {
             ));
             continue;
         }
-        let Some(b) = parse_ballot(&p.first().text) else {
+        let text = &p.first().text;
+        let Some(b) = parse_ballot(text) else {
+            if let Some(m) = misspelled_label(text) {
+                entries.push(Entry {
+                    voter: p.author.clone(),
+                    change: false,
+                    proxy: false,
+                    written: Some(m.written),
+                    message: String::new(),
+                    floor: p.floor,
+                    pid: Some(p.pid),
+                    ts: p.time,
+                    quote: p.quote.clone(),
+                    edited: p.edited(),
+                    url: Some(url),
+                    misspelled: Some(m.label),
+                });
+            }
             continue;
         };
         entries.push(Entry {
@@ -72,6 +92,7 @@ pub(super) fn collect(cx: &Ctx, posts: &[Post]) -> Collected {
             quote: p.quote.clone(),
             edited: p.edited(),
             url: Some(url),
+            misspelled: None,
         });
     }
     for e in &cx.cfg.events {
@@ -103,6 +124,7 @@ pub(super) fn collect(cx: &Ctx, posts: &[Post]) -> Collected {
                 quote: None,
                 edited: false,
                 url: None,
+                misspelled: None,
             });
         }
     }

@@ -97,6 +97,13 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
             reject(cx, b, format!("{voter} 不是本局玩家"), "voter");
             continue;
         }
+        if let Some(label) = &e.misspelled {
+            let r = format!(
+                "标签写作「{label}：」，不是投票格式（「投票对象：」/「改票对象：」），不计票"
+            );
+            reject(cx, b, r, "format");
+            continue;
+        }
         if !cx.alive_at(voter, t) {
             let r = format!("投票人 {voter} 已出局（{}）", cx.out_desc(voter, t));
             reject(cx, b, r, "voter");

@@ -16,6 +16,6 @@ mod tally;
 mod totals;
 mod weigh;
 
-pub use ballot::{BallotText, parse_ballot};
+pub use ballot::{BallotText, MisspelledLabel, misspelled_label, parse_ballot};
 pub(crate) use tally::cause_zh;
 pub use tally::{Ballot, EditedPost, Outcome, Tally, TallyInput, Total, tally};

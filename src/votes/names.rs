@@ -136,7 +136,7 @@ impl<'a> Names<'a> {
 
 /// Punctuation in one width: full-width ASCII forms (`（`, `，`, `！`…) and the ideographic
 /// space and full stop become their half-width forms.
-fn fold_width(s: &str) -> String {
+pub(super) fn fold_width(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
@@ -151,7 +151,7 @@ fn fold_width(s: &str) -> String {
 }
 
 /// Punctuation that ends a one-line target before its reason (`清酒，投票理由：…`).
-fn is_trailing_punct(c: char) -> bool {
+pub(super) fn is_trailing_punct(c: char) -> bool {
     matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | ' ' | '~')
 }
 
