@@ -81,6 +81,21 @@ pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
     })
 }
 
+/// What the 公示 says of a violation. A 诈尸 detail for the director names how the player went
+/// out (毒药, 指杀…); the public one says only that they were out when they posted — the
+/// morning 公示 gives names, never causes (issue 25).
+fn public_detail(cfg: &Config, v: &super::Violation) -> String {
+    match (v.rule, v.evidence.first()) {
+        (super::Rule::ZombiePost, Some(e)) => format!(
+            "已出局，{} 在{}{}发言",
+            cfg.fmt_time(e.time),
+            e.thread.zh(),
+            e.floor.map(|f| format!(" {f} 楼")).unwrap_or_default()
+        ),
+        _ => v.detail.clone(),
+    }
+}
+
 fn floor_label(e: &Evidence) -> String {
     match e.floor {
         Some(f) => format!("{}{f}楼", e.thread.zh()),
@@ -241,7 +256,7 @@ pub fn report_bbcode(cfg: &Config, r: &ActivityReport) -> String {
                 "[*]{} {}：{}{}（{}）\n",
                 bbcode_escape(&p.name),
                 v.card.zh(),
-                bbcode_escape(&v.detail),
+                bbcode_escape(&public_detail(cfg, v)),
                 if floors.is_empty() {
                     String::new()
                 } else {
@@ -378,5 +393,53 @@ mod tests {
         );
         assert_eq!(tail(&[], &[]), None);
         assert!(!report_text(&cfg, &report(&[], &[])).contains("说明"));
+    }
+
+    /// Issue 25: a 诈尸 whose card the rule names reaches the public BBCode; it said how the
+    /// player went out (毒药/指杀), which the morning 公示 never told. Two reports that differ
+    /// only in that cause give the same public text.
+    #[test]
+    fn the_public_zombie_line_names_no_cause_of_the_out() {
+        use crate::activity::{Card, PlayerActivity, Rule, ThreadKind, Violation};
+        let cfg = Config::from_str(
+            std::path::Path::new("g.toml"),
+            "[forum]\nbase_url = \"http://127.0.0.1:1/\"\n[game]\nname = \"g\"\nrules = \"r.toml\"\n",
+        )
+        .unwrap();
+        let with_cause = |cause: &str| {
+            let mut r = report(&[], &[]);
+            r.players.push(PlayerActivity {
+                name: "丙".into(),
+                seat: Some(3),
+                uid: None,
+                posts: 1,
+                deleted: 0,
+                voted: false,
+                presence: Presence::Out,
+                judged: false,
+                note: None,
+                violations: vec![Violation {
+                    rule: Rule::ZombiePost,
+                    card: Card::Yellow,
+                    detail: format!("已于 2026-03-05 01:00:00 出局（{cause}），2026-03-05 10:00:00 在投票帖 4 楼发言"),
+                    clause: "诈尸者黄牌".into(),
+                    evidence: vec![Evidence {
+                        tid: 9,
+                        pid: 203,
+                        floor: Some(4),
+                        time: 1_772_676_000,
+                        thread: ThreadKind::Vote,
+                    }],
+                }],
+            });
+            (report_bbcode(&cfg, &r), report_text(&cfg, &r))
+        };
+        let (poison, poison_text) = with_cause("毒药");
+        let (knife, _) = with_cause("指杀");
+        assert!(poison.contains("丙 黄牌：已出局，"), "{poison}");
+        assert!(poison.contains("4 楼发言"), "{poison}");
+        assert_eq!(poison, knife);
+        // The director's own report still says how.
+        assert!(poison_text.contains("毒药"), "{poison_text}");
     }
 }

@@ -20,8 +20,15 @@ struct VoterState {
 }
 
 fn reject(cx: &Ctx, b: &mut Ballot, reason: String, clause_id: &str) {
+    reject_as(cx, b, reason.clone(), reason, clause_id);
+}
+
+/// A verdict whose reason for the director says more than the 公示 may (how a player went
+/// out): `public` is what the public view shows.
+fn reject_as(cx: &Ctx, b: &mut Ballot, reason: String, public: String, clause_id: &str) {
     b.valid = false;
     b.reason = Some(reason);
+    b.public_reason = Some(public);
     b.clause = quoted(cx.rules.clause(clause_id));
 }
 
@@ -45,6 +52,7 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
             weight: Weight::ZERO,
             valid: false,
             reason: None,
+            public_reason: None,
             clause: None,
             change: e.change,
             proxy: e.proxy,
@@ -106,7 +114,8 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
         }
         if !cx.alive_at(voter, t) {
             let r = format!("投票人 {voter} 已出局（{}）", cx.out_desc(voter, t));
-            reject(cx, b, r, "voter");
+            let p = format!("投票人 {voter} 已出局（{}）", cx.out_desc_public(voter, t));
+            reject_as(cx, b, r, p, "voter");
             continue;
         }
         if let (Some(at), Some(st)) = (cx.carded_at(voter, t), &rules.red_card_status) {
@@ -211,7 +220,8 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
             && !cx.alive_at(tg, t)
         {
             let r = format!("投票对象 {tg} 已出局（{}）", cx.out_desc(tg, t));
-            reject(cx, b, r, "target-out");
+            let p = format!("投票对象 {tg} 已出局（{}）", cx.out_desc_public(tg, t));
+            reject_as(cx, b, r, p, "target-out");
             continue;
         }
         // 寡言: a reason is a breach for the director to judge; the target is clear, so the
@@ -350,6 +360,7 @@ pub(super) fn judge(cx: &Ctx, entries: &mut [Entry], notes: &mut Vec<String>) ->
             let pb = &mut out[c];
             pb.valid = false;
             pb.reason = Some(format!("已被 {f}改票取代"));
+            pb.public_reason = pb.reason.clone();
             pb.clause = quoted(rules.clause(if rules.change_limit.is_some() {
                 "change-limit"
             } else {
@@ -387,14 +398,23 @@ pub(super) fn still_counting(cx: &Ctx, out: &mut [Ballot]) -> Vec<usize> {
                 b.voter,
                 cx.out_desc(&b.voter, t_end)
             );
-            reject(cx, b, r, "voter");
+            let p = format!(
+                "投票人 {} 投票后出局（{}），出局玩家的票不计",
+                b.voter,
+                cx.out_desc_public(&b.voter, t_end)
+            );
+            reject_as(cx, b, r, p, "voter");
             continue;
         }
         if let Some(tg) = b.target.clone()
             && !cx.alive_at(&tg, t_end)
         {
             let r = format!("投票对象 {tg} 在投票后出局（{}）", cx.out_desc(&tg, t_end));
-            reject(cx, b, r, "target-out");
+            let p = format!(
+                "投票对象 {tg} 在投票后出局（{}）",
+                cx.out_desc_public(&tg, t_end)
+            );
+            reject_as(cx, b, r, p, "target-out");
             continue;
         }
         counted.push(c);

@@ -70,7 +70,8 @@ pub fn public(t: &Tally) -> Public {
                         && b.valid
                         && b.weight != Weight::ONE)
                         .then_some(b.weight),
-                    void_reason: (!shown_valid).then(|| b.reason.clone().unwrap_or_default()),
+                    void_reason: (!shown_valid)
+                        .then(|| b.public_reason.clone().unwrap_or_default()),
                 }
             })
             .collect()
@@ -279,6 +280,26 @@ mod tests {
             };
             out.push((format!("secret status 【{s}】 held or not"), a, b));
         }
+        // How a voter went out in the night (issue 25: the 公示 printed 「已出局（…，毒药）」 while
+        // the morning 公示 gave names only). 庚, out at 01:00, votes at 10:05.
+        let out_event = |cause: &str| {
+            format!(
+                "[[event]]\nkind = \"out\"\nplayer = \"庚\"\nat = \"2026-03-05 01:00\"\ncause = \"{cause}\"\n"
+            )
+        };
+        out.push((
+            "how the voter went out in the night (毒药 or 指杀)".into(),
+            Day {
+                roles: vec![],
+                events: out_event("毒药"),
+                ballots: ballots.clone(),
+            },
+            Day {
+                roles: vec![],
+                events: out_event("指杀"),
+                ballots: ballots.clone(),
+            },
+        ));
         if v.secrecy == Secrecy::Anonymous {
             let mut swapped = ballots.clone();
             swapped[0] = ("甲", "庚");
@@ -331,8 +352,9 @@ mod tests {
                 }
             }
         }
-        // 皇权 (declared, anonymous), 空洞骑士 (骰子1, 诡辩), 排球少年 (<镇压>).
-        assert!(checked >= 5, "only {checked} hidden facts checked");
+        // 皇权 (declared, anonymous), 空洞骑士 (骰子1, 诡辩), 排球少年 (<镇压>), and how a
+        // voter went out, in every rule set.
+        assert!(checked >= 10, "only {checked} hidden facts checked");
         assert!(errs.is_empty(), "{}", errs.join("\n"));
     }
 

@@ -58,8 +58,12 @@ pub struct Ballot {
     pub ts: Timestamp,
     pub weight: Weight,
     pub valid: bool,
-    /// Why the ballot does not count (`null` when it counts).
+    /// Why the ballot does not count (`null` when it counts), for the director.
     pub reason: Option<String>,
+    /// The same verdict as the 公示 may say it (`null` when it counts): where the director's
+    /// reason names how a player went out (毒药, 指杀…), this one says only 已出局 — the
+    /// morning 公示 gives names, never causes.
+    pub public_reason: Option<String>,
     /// The rule sentence the verdict (or the weight) applied.
     pub clause: Option<String>,
     /// `改票对象` rather than `投票对象`.
@@ -174,6 +178,16 @@ pub(super) fn lock_zh(lock: LockKind) -> &'static str {
 }
 
 /// An `out` event's cause (`vote`, `night`, …) in the words of the forum.
+/// A cause the 公示 itself announces as such (the day's vote, a 红牌 判罚): naming it tells
+/// nobody anything hidden. Every other cause (毒药, 指杀, 灵散, 最后一枪…) is a night's or a
+/// skill's secret.
+pub(crate) fn is_public_cause(cause: &str) -> bool {
+    matches!(
+        cause,
+        "vote" | "投票" | "放逐" | "red-card" | "红牌" | "红牌罚下"
+    )
+}
+
 pub(crate) fn cause_zh(cause: &str) -> &str {
     match cause {
         "vote" => "放逐",
@@ -337,6 +351,15 @@ impl<'a> Ctx<'a> {
     /// In the game at `t` (a fact at exactly `t` has taken effect).
     pub fn alive_at(&self, name: &str, t: Timestamp) -> bool {
         self.players.contains(name) && self.out_at(name, t).is_none()
+    }
+
+    /// What the public may know of an out: that it happened (the 公示 of a vote-out names
+    /// its time; a night death only its morning), never the cause.
+    pub fn out_desc_public(&self, name: &str, t: Timestamp) -> String {
+        match self.out_at(name, t) {
+            Some((_, cause)) if is_public_cause(cause) => cause_zh(cause).to_string(),
+            _ => "已出局".into(),
+        }
     }
 
     pub fn out_desc(&self, name: &str, t: Timestamp) -> String {
