@@ -215,6 +215,10 @@ pub struct Day {
     pub vote_closes: Option<LocalTime>,
 }
 
+fn granted_by_default() -> bool {
+    true
+}
+
 /// Facts the director records (`[[event]]`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
@@ -248,16 +252,23 @@ pub enum Event {
         player: String,
         weight: f64,
     },
-    /// `at`: when it takes effect (default: the day's `opens`).
+    /// `at`: when it takes effect (default: the day's `opens`). `granted = false`: the
+    /// director's ruling that the day is NOT accelerated, whatever requests were parsed (a
+    /// question read as a request, a request the director voids).
     Accelerate {
         day: u32,
         #[serde(default)]
         at: Option<LocalTime>,
+        #[serde(default = "granted_by_default")]
+        granted: bool,
     },
+    /// `granted = false`: the day is not delayed, whatever requests were parsed.
     Delay {
         day: u32,
         #[serde(default)]
         at: Option<LocalTime>,
+        #[serde(default = "granted_by_default")]
+        granted: bool,
     },
     ProxyVote {
         day: u32,

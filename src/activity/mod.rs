@@ -241,6 +241,40 @@ pub struct AccelDecision {
     pub explanation: String,
 }
 
+/// Whether the keyword at `pos..pos+len` of `t` (whitespace removed) stands in a question —
+/// 「现在有几个人申请加速了？」 asks, it does not request (issue 25): its clause (between
+/// sentence marks) ends with a question mark or holds a question word.
+fn asked(t: &str, pos: usize, len: usize) -> bool {
+    const ENDS: &[char] = &[
+        '。', '！', '!', '？', '?', '；', ';', '，', ',', '\n', '～', '~', '…',
+    ];
+    let start = t[..pos]
+        .rfind(ENDS)
+        .map(|i| i + t[i..].chars().next().map_or(1, char::len_utf8))
+        .unwrap_or(0);
+    let end_rel = t[pos + len..].find(ENDS);
+    let end = end_rel.map(|i| pos + len + i).unwrap_or(t.len());
+    let clause = &t[start..end];
+    let mark = t[end..].chars().next();
+    matches!(mark, Some('？' | '?'))
+        || [
+            "几个",
+            "几人",
+            "多少",
+            "吗",
+            "么",
+            "是否",
+            "有没有",
+            "谁",
+            "怎么",
+            "哪些",
+            "够不够",
+            "到了没",
+        ]
+        .iter()
+        .any(|w| clause.contains(w))
+}
+
 /// Recognise a 加速/延时 request: `申请加速`, `申请延时/延迟` anywhere (not negated), or a post
 /// that is only `加速`/`延时` (with 求/同意/支持/申请/要 and punctuation around).
 pub fn parse_request(text: &str) -> Option<RequestKind> {
@@ -261,7 +295,7 @@ pub fn parse_request(text: &str) -> Option<RequestKind> {
         ("申请延迟", RequestKind::Delay),
     ] {
         for (pos, _) in t.match_indices(kw) {
-            if !negated(pos) && found.is_none_or(|(p, _)| pos > p) {
+            if !negated(pos) && !asked(&t, pos, kw.len()) && found.is_none_or(|(p, _)| pos > p) {
                 found = Some((pos, kind));
             }
         }
@@ -316,6 +350,8 @@ fn decide_acceleration(
     let mut accelerated = false;
     let mut delayed = false;
     let mut since: Option<Timestamp> = None;
+    // The requests reached the 加速 threshold (even if a 延时 cancelled it): since when.
+    let mut accelerated_by_requests: Option<Option<Timestamp>> = None;
     if let Some(a) = &rules.acceleration {
         let dl = w.closes - i64::from(a.deadline_hours) * 3600;
         deadline = Some(dl);
@@ -332,12 +368,18 @@ fn decide_acceleration(
         // not 延时) last came to hold.
         let mut latest: BTreeMap<&str, RequestKind> = BTreeMap::new();
         let mut holding_since: Option<Timestamp> = None;
+        let mut accel_alone_since: Option<Timestamp> = None;
         for p in posts {
             let Some(kind) = parse_request(&p.first().text) else {
                 continue;
             };
+            // The director's own posts are rulings and notices, never requests (issue 25):
+            // they are not listed at all.
+            if directors.contains(p.author.as_str()) {
+                continue;
+            }
             let mut reason = None;
-            if directors.contains(p.author.as_str()) || !roster.is_player(&p.author) {
+            if !roster.is_player(&p.author) {
                 reason = Some("非玩家".to_string());
             } else if p.time < w.opens {
                 reason = Some("早于当天开门".into());
@@ -364,6 +406,13 @@ fn decide_acceleration(
                 let holds = a.threshold.reached(acc, living)
                     && !(a.delay && a.threshold.reached(del, living));
                 holding_since = match (holds, holding_since) {
+                    (true, None) => Some(p.time),
+                    (true, s) => s,
+                    (false, _) => None,
+                };
+                // The same for 加速 alone, whatever the 延时 requests: where the director
+                // denies the 延时, the 加速 holds from here.
+                accel_alone_since = match (a.threshold.reached(acc, living), accel_alone_since) {
                     (true, None) => Some(p.time),
                     (true, s) => s,
                     (false, _) => None,
@@ -397,6 +446,9 @@ fn decide_acceleration(
         delayed = delay_ok;
         accelerated = acc_ok && !delay_ok;
         since = if accelerated { holding_since } else { None };
+        if acc_ok {
+            accelerated_by_requests = Some(accel_alone_since);
+        }
         let need = match a.threshold {
             crate::rules::activity::Threshold::Half => "大于等于存活人数的一半",
             crate::rules::activity::Threshold::Majority => "过半数",
@@ -427,19 +479,50 @@ fn decide_acceleration(
         });
     }
     let mut overridden = false;
+    let mut denied: Vec<&str> = Vec::new();
     for e in &cfg.events {
         match e {
-            Event::Accelerate { day, at } if *day == w.number => {
+            Event::Accelerate {
+                day,
+                at,
+                granted: true,
+            } if *day == w.number => {
                 overridden = true;
                 accelerated = true;
                 delayed = false;
                 since = Some(at.map(|t| cfg.ts(t)).unwrap_or(w.opens));
             }
-            Event::Delay { day, .. } if *day == w.number => {
+            Event::Accelerate {
+                day,
+                granted: false,
+                ..
+            } if *day == w.number => {
+                overridden = true;
+                accelerated = false;
+                since = None;
+                denied.push("不执行加速");
+            }
+            Event::Delay {
+                day, granted: true, ..
+            } if *day == w.number => {
                 overridden = true;
                 accelerated = false;
                 delayed = true;
                 since = None;
+            }
+            Event::Delay {
+                day,
+                granted: false,
+                ..
+            } if *day == w.number => {
+                overridden = true;
+                delayed = false;
+                denied.push("不执行延时");
+                // The 加速 the requests reached stands again once their 延时 is denied.
+                if let Some(s) = accelerated_by_requests {
+                    accelerated = true;
+                    since = s;
+                }
             }
             _ => {}
         }
@@ -449,11 +532,15 @@ fn decide_acceleration(
         accelerated = false;
     }
     if overridden {
-        let what = match since {
+        let mut what = match since {
             Some(s) if accelerated => format!("自 {} 起执行加速", cfg.fmt_time(s)),
             Some(s) => format!("加速时间 {} 晚于关门，本日不视为执行加速", cfg.fmt_time(s)),
-            None => "延时".into(),
+            None if delayed => "延时".into(),
+            None => "未执行加速".into(),
         };
+        if !denied.is_empty() {
+            what = format!("{}；{what}", denied.join("，"));
+        }
         if explanation.is_empty() {
             explanation = format!("导演裁定：{what}");
         } else {
@@ -1211,6 +1298,15 @@ mod tests {
         assert_eq!(parse_request("反对申请加速"), None);
         assert_eq!(parse_request("今天要不要加速呢，大家怎么看"), None);
         assert_eq!(parse_request("不加速"), None);
+        // Issue 25: a question about the requests is not one.
+        assert_eq!(parse_request("现在有几个人申请加速了？"), None);
+        assert_eq!(parse_request("申请加速的人够了吗"), None);
+        assert_eq!(parse_request("谁申请延时了？我看看"), None);
+        assert_eq!(
+            parse_request("有人申请加速吗？我申请加速"),
+            Some(Accelerate)
+        );
+        assert_eq!(parse_request("申请加速！大家呢？"), Some(Accelerate));
         assert_eq!(parse_request(""), None);
     }
 

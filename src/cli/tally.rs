@@ -126,9 +126,16 @@ pub fn director_accelerated(cfg: &Config, day: u32) -> Option<Timestamp> {
     cfg.events
         .iter()
         .filter_map(|e| match e {
-            Event::Accelerate { day: d, at } if *d == day => {
-                Some(Some(at.map(|t| cfg.ts(t)).unwrap_or(opens)))
-            }
+            Event::Accelerate {
+                day: d,
+                at,
+                granted: true,
+            } if *d == day => Some(Some(at.map(|t| cfg.ts(t)).unwrap_or(opens))),
+            Event::Accelerate {
+                day: d,
+                granted: false,
+                ..
+            } if *d == day => Some(None),
             Event::Delay { day: d, .. } if *d == day => Some(None),
             _ => None,
         })
