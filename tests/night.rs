@@ -158,22 +158,48 @@ fn nights_are_stored_in_the_timeline_and_state_replays_them() {
     );
 }
 
+/// Regression (issue 25): `night --format bbcode` printed the 公示 and the private messages
+/// (致 X：…) in one stream divided by a line; pasting it whole revealed roles. The standard
+/// output is now the public 公示 alone; the private blocks go to `--private-out FILE`.
 #[test]
-fn bbcode_is_the_morning_announcement_with_one_private_block_per_player() {
+fn bbcode_is_the_public_announcement_alone_and_the_private_blocks_a_file_of_their_own() {
     let g = game("bbcode");
     assert_eq!(g.night(0, N0, "text").0, 0);
-    let (code, out, err) = g.night(1, N1, "bbcode");
+    let actions = g.file("n1.toml", N1);
+    let private = g.dir.join("private.txt");
+    let (code, out, err) = bansha(&[
+        "night",
+        "--config",
+        &g.cfg(),
+        "--night",
+        "1",
+        "--actions",
+        &actions,
+        "--format",
+        "bbcode",
+        "--private-out",
+        &private.display().to_string(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("[b]第2天公示[/b]\n前一天出局角色（按出局顺序）：民3\n遗言：\n民3：（遗言）\n当日警长：无\n"), "{out}");
+    assert!(!out.contains("致 ") && !out.contains("私信"), "{out}");
+    assert!(!out.contains("预言") && !out.contains("女巫"), "{out}");
+    let p = std::fs::read_to_string(&private).unwrap();
     assert!(
-        out.contains("[b]致 预言[/b]\n<预言>：混血 —— <非村民阵营>\n"),
-        "{out}"
+        p.contains("[b]致 预言[/b]\n<预言>：混血 —— <非村民阵营>\n"),
+        "{p}"
     );
     assert!(
-        out.contains("[b]致 女巫[/b]\n<通灵>：今晚被指杀的角色：民3。\n"),
-        "{out}"
+        p.contains("[b]致 女巫[/b]\n<通灵>：今晚被指杀的角色：民3。\n"),
+        "{p}"
     );
-    assert!(out.contains("[b]致 民3[/b]\n你已出局（指杀）。\n"), "{out}");
+    assert!(p.contains("[b]致 民3[/b]\n你已出局（指杀）。\n"), "{p}");
+    assert!(err.contains("私信反馈已写入"), "{err}");
+    // Without --private-out the director is told where the messages are; none is printed.
+    let (code, out, err) = g.night(1, N1, "bbcode");
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("致 "), "{out}");
+    assert!(err.contains("--private-out"), "{err}");
 }
 
 #[test]

@@ -117,6 +117,7 @@ fn setup(dir: &Path) -> Result<PathBuf, CliError> {
         at: None,
         confirm: false,
         answers: None,
+        private_out: None,
         format: FormatArg { format },
     };
     section("Day 1 vote: the 警长 election (for the director)");

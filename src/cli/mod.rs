@@ -120,6 +120,10 @@ pub struct NightArgs {
     /// Resolve and print without storing.
     #[arg(long)]
     pub dry_run: bool,
+    /// With `--format bbcode`: write the private messages (致 X：…) to this file; the
+    /// standard output holds the public 公示 alone.
+    #[arg(long)]
+    pub private_out: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -256,6 +260,10 @@ pub struct TallyArgs {
     /// With --confirm: the answers the outcome needs (an actions file with 最后一枪/殉职).
     #[arg(long, requires = "confirm")]
     pub answers: Option<PathBuf>,
+    /// With --confirm and `--format bbcode`: write the private messages to this file; the
+    /// standard output holds the public result alone.
+    #[arg(long, requires = "confirm")]
+    pub private_out: Option<PathBuf>,
     #[command(flatten)]
     pub format: FormatArg,
 }

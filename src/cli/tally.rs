@@ -33,7 +33,13 @@ pub fn run(a: &TallyArgs) -> CliResult {
     let store = guard::open_store(&cfg)?;
     let t = stored_tally(&cfg, &rules, &store, a.day, tid, as_of)?;
     if a.confirm {
-        return super::night::confirm_day(&cfg, &t, a.answers.as_deref(), a.format.format);
+        return super::night::confirm_day(
+            &cfg,
+            &t,
+            a.answers.as_deref(),
+            a.private_out.as_deref(),
+            a.format.format,
+        );
     }
     emit(&render(&cfg, &t, a.format.format))
 }

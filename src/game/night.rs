@@ -39,13 +39,24 @@ fn red_cards(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Vec<night::
 /// was stored; the director answers in the actions file and runs it again).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolved {
-    Done(String),
+    Done(PhaseOutput),
     NeedInput {
         /// The question, in the requested format.
         prompt: String,
         /// What to do (the command's error message).
         message: String,
     },
+}
+
+/// A resolved phase's output. With `--format bbcode`, `printed` is the public 公示 alone and
+/// `private` the private messages (致 X：…) — two outputs, never one paste (issue 25): a
+/// director who pastes the whole of `printed` reveals nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhaseOutput {
+    pub printed: String,
+    /// The private blocks, one per player with feedback (BBCode only; `None` when nobody has
+    /// any, or the format already carries it: text is the director's notes, JSON has keys).
+    pub private: Option<String>,
 }
 
 /// Resolve night `night` (0 = 开局) from an actions file and store it in the timeline
@@ -304,8 +315,8 @@ fn phase_output(
     stale: &[String],
     day_before: Option<&Outcome>,
     format: Format,
-) -> String {
-    match format {
+) -> PhaseOutput {
+    let printed = match format {
         Format::Json => format!(
             "{}\n",
             serde_json::to_string_pretty(&render::phase_json(kind, n, out, stale.to_vec()))
@@ -314,8 +325,12 @@ fn phase_output(
         Format::Text => {
             render::phase_text(&cfg.game.name, &night::phase_label(kind, n), out, stale)
         }
-        Format::Bbcode => render::phase_bbcode(rules, kind, n, out, day_before),
-    }
+        Format::Bbcode => render::phase_public_bbcode(rules, kind, n, out, day_before),
+    };
+    let private = (format == Format::Bbcode)
+        .then(|| render::feedback_bbcode(out))
+        .filter(|p| !p.is_empty());
+    PhaseOutput { printed, private }
 }
 
 /// `tally --day N --confirm`: the day's outcome (当选 → 警长, 出局 → an out by vote or by the

@@ -201,22 +201,8 @@ pub fn phase_text(game: &str, label: &str, out: &Outcome, stale: &[String]) -> S
     s
 }
 
-/// The morning 公示 (「公示前一天出局角色名单（按出局顺序排序）、遗言及当日警长」) and one
-/// private block per player. `day_before`: the same day's confirmed vote outcome, whose
-/// outs come first in the list.
-pub fn phase_bbcode(
-    rules: &EngineRules,
-    kind: &str,
-    number: u32,
-    out: &Outcome,
-    day_before: Option<&Outcome>,
-) -> String {
-    let mut s = phase_public_bbcode(rules, kind, number, out, day_before);
-    s.push_str(&feedback_bbcode(out));
-    s
-}
-
-/// The private blocks of [`phase_bbcode`]: one per player with feedback (empty when none).
+/// The private messages of a phase: one block per player with feedback (empty when none),
+/// an output of its own — never printed with the 公示 ([`phase_public_bbcode`]).
 pub fn feedback_bbcode(out: &Outcome) -> String {
     let mut s = String::new();
     let fb = merged_feedback(out);
@@ -229,7 +215,7 @@ pub fn feedback_bbcode(out: &Outcome) -> String {
     s
 }
 
-/// One player's private block (`致 X` and the lines), as [`phase_bbcode`] writes it.
+/// One player's private block (`致 X` and the lines).
 pub fn feedback_block(player: &str, lines: &[String]) -> String {
     let mut s = format!("\n[b]致 {}[/b]\n", esc(player));
     for l in lines {
@@ -238,7 +224,9 @@ pub fn feedback_block(player: &str, lines: &[String]) -> String {
     s
 }
 
-/// The public part of [`phase_bbcode`]: the 公示 without the private blocks.
+/// The morning 公示 (「公示前一天出局角色名单（按出局顺序排序）、遗言及当日警长」), or a day's
+/// result: public only. `day_before`: the same day's confirmed vote outcome, whose outs come
+/// first in the list.
 pub fn phase_public_bbcode(
     rules: &EngineRules,
     kind: &str,
