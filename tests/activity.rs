@@ -628,6 +628,46 @@ cause = "vote"
         (cfgp, Cleanup(d))
     }
 
+    /// Regression (issue 25): on a day whose `[[day]]` names no thread, `activity`,
+    /// `elevator` and `cards from-activity` judged from nothing (潜水 黄牌 for everyone, a camp
+    /// lost). They refuse, as `tally` does, saying what to add; nothing is recorded.
+    #[test]
+    fn a_day_without_threads_is_refused_by_every_day_report() {
+        let (cfg, _cleanup) = game("nothreads");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        let text = text.replace(
+            "[[event]]",
+            "[[day]]\nnumber = 3\nopens = \"2026-03-06 09:00\"\ncloses = \"2026-03-07 21:00\"\n[[event]]",
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let c = cfg.to_str().unwrap();
+        for args in [
+            vec!["activity", "--config", c, "--day", "3"],
+            vec!["elevator", "--config", c, "--day", "3"],
+            vec![
+                "cards",
+                "from-activity",
+                "--config",
+                c,
+                "--day",
+                "3",
+                "--by",
+                "导演",
+            ],
+        ] {
+            let (code, out, err) = bansha(&args);
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert!(
+                err.contains("第3天") && err.contains("没有"),
+                "{args:?}: {err}"
+            );
+            assert!(!out.contains("黄牌"), "{args:?}: {out}");
+        }
+        let (code, out, _) = bansha(&["cards", "--config", c, "--format", "json"]);
+        assert_eq!(code, 0);
+        assert!(!out.contains("\"yellow\": 1"), "{out}");
+    }
+
     /// 排球少年 <镇压>: 「PS：①该技能发动后导演不会公告。」 乙 is suppressed (status 投票无效)
     /// and votes at 20:40, after 关门 (20:30) and before 投票结束 (21:00). Neither public
     /// output may tell: the activity BBCode says 乙 voted, the tally BBCode lists the ballot

@@ -48,10 +48,12 @@ pub fn require_pages(
 ) -> Result<(), Error> {
     let forum = cfg.forum_key();
     let mut missing = Vec::new();
+    let mut named = 0;
     for (d, kind, tid) in cfg.threads() {
         if d != day || !kinds.contains(&kind) {
             continue;
         }
+        named += 1;
         let stored = store
             .thread(&forum, tid)
             .map_err(Error::runtime)?
@@ -60,10 +62,19 @@ pub fn require_pages(
             missing.push(format!("thread {tid} ({})", kind_zh(kind)));
         }
     }
+    let c = cfg.path.display();
+    // A day that names none of the threads a report reads would be judged from nothing: every
+    // player 潜水, 23 黄牌, a camp lost (issue 25).
+    if named == 0 {
+        let want: Vec<&str> = kinds.iter().map(|k| kind_zh(*k)).collect();
+        return Err(Error::Input(format!(
+            "{c}: 第{day}天的 [[day]] 没有{}：先在配置中填写当天的帖子（discussion = [TID]、vote = TID、process = TID）",
+            want.join("、")
+        )));
+    }
     if missing.is_empty() {
         return Ok(());
     }
-    let c = cfg.path.display();
     Err(Error::Input(format!(
         "{}: day {day}: no stored pages for {}; run `bansha sync --config {c}` or \
          `bansha import --config {c} --tid TID SAVED-PAGES` first",
