@@ -197,6 +197,10 @@ pub struct Player {
     pub uid: Option<u64>,
     pub seat: Option<u32>,
     pub role: Option<String>,
+    /// Other names this account has posted under (a rename mid-game): authors are matched by
+    /// uid first, then by name or alias.
+    #[serde(default)]
+    pub aliases: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -289,6 +293,16 @@ pub enum Event {
         winner: String,
         at: LocalTime,
     },
+    /// A 替补 takes over the player's seat and role from `at` (「替补玩家将收到该玩家的角色、
+    /// 身份、行动及账号、密码，代替该玩家继续游戏」). `by`: the substitute's own forum account,
+    /// when the seat is not played on through the player's; its posts from `at` on count for
+    /// the seat. 「每名角色仅限更换一次替补」: a second one for the same player is refused.
+    Substitute {
+        player: String,
+        at: LocalTime,
+        #[serde(default)]
+        by: Option<String>,
+    },
     /// The director's answer to a prompt a red card raised (the 殉职 of a 警长 who follows
     /// the red-carded player by 殉情): `card` is the ledger card's id (for a red merged from
     /// 3 黄, the third 黄's), `actor`/`skill`/`targets`/`choice` as in an actions file.
@@ -308,6 +322,7 @@ impl Event {
     fn players(&self) -> Vec<&str> {
         match self {
             Event::Out { player, .. }
+            | Event::Substitute { player, .. }
             | Event::Revive { player, .. }
             | Event::Sheriff { player, .. }
             | Event::Role { player, .. }
@@ -479,6 +494,48 @@ impl Config {
                 );
             }
         }
+        // Aliases and substitutes' accounts name one seat each: never another player's name
+        // or alias (a post would belong to two seats).
+        let mut accounts: HashMap<&str, &str> = HashMap::new();
+        for pl in &self.players {
+            accounts.insert(pl.name.as_str(), pl.name.as_str());
+        }
+        for (i, pl) in self.players.iter().enumerate() {
+            for (j, a) in pl.aliases.iter().enumerate() {
+                if let Some(other) = accounts.insert(a.as_str(), pl.name.as_str())
+                    && other != pl.name
+                {
+                    err(
+                        format!("player[{i}].aliases[{j}]"),
+                        format!("`{a}` is already `{other}`'s name or alias"),
+                    );
+                }
+            }
+        }
+        let mut substituted: HashMap<&str, usize> = HashMap::new();
+        for (i, e) in self.events.iter().enumerate() {
+            if let Event::Substitute { player, by, .. } = e {
+                if let Some(first) = substituted.insert(player.as_str(), i) {
+                    err(
+                        format!("event[{i}]"),
+                        format!(
+                            "`{player}` already has a substitute (event[{first}]): 「每名角色仅限更换一次替补」; \
+                             a role that cannot go on and cannot be substituted again is red-carded: \
+                             「无法继续进行游戏的角色无法更换替补时红牌罚下」 (`bansha cards add --card red`)"
+                        ),
+                    );
+                }
+                if let Some(b) = by
+                    && let Some(other) = accounts.get(b.as_str())
+                    && other != player
+                {
+                    err(
+                        format!("event[{i}].by"),
+                        format!("`{b}` is already `{other}`'s account"),
+                    );
+                }
+            }
+        }
         for (i, e) in self.events.iter().enumerate() {
             for name in e.players() {
                 if !names.contains(name) {
@@ -512,6 +569,32 @@ impl Config {
         } else {
             Err(FileErrors(errs))
         }
+    }
+
+    /// The seat (the player's configured name) a post by `author` (forum uid `uid`) at
+    /// `time` belongs to: by uid first, then by name or alias, then a substitute's own
+    /// account from the substitution on. `None`: not a player's post.
+    pub fn seat_of_author(&self, author: &str, uid: Option<u64>, time: Timestamp) -> Option<&str> {
+        if let Some(u) = uid
+            && let Some(p) = self.players.iter().find(|p| p.uid == Some(u))
+        {
+            return Some(p.name.as_str());
+        }
+        if let Some(p) = self
+            .players
+            .iter()
+            .find(|p| p.name == author || p.aliases.iter().any(|a| a == author))
+        {
+            return Some(p.name.as_str());
+        }
+        self.events.iter().find_map(|e| match e {
+            Event::Substitute {
+                player,
+                at,
+                by: Some(b),
+            } if b == author && time >= self.ts(*at) => Some(player.as_str()),
+            _ => None,
+        })
     }
 
     /// A config-local time as a timestamp in the game's timezone.

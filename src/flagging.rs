@@ -211,7 +211,10 @@ pub fn scan_game(
     let forum = cfg.forum_key();
     let mut scan = Scan::default();
     for tid in game_tids(cfg) {
-        let posts = store.posts(&forum, tid).map_err(|e| e.to_string())?;
+        let posts = crate::game::authors::as_seats(
+            cfg,
+            store.posts(&forum, tid).map_err(|e| e.to_string())?,
+        );
         if posts.is_empty() {
             continue;
         }

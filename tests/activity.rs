@@ -668,6 +668,195 @@ cause = "vote"
         assert!(!out.contains("\"yellow\": 1"), "{out}");
     }
 
+    /// Regression (issue 25): a player whose forum name changed mid-game (same uid) lost their
+    /// posts and ballots (不是本局玩家, 未投票, 潜水); an alias, and a 替补 on their own account
+    /// from the substitution on, keep the seat's posts and ballots together.
+    #[test]
+    fn renamed_aliased_and_substituted_accounts_post_and_vote_for_their_seat() {
+        let (cfg, _cleanup) = game("renamed");
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "[[day]]",
+            "[[player]]\nname = \"丁\"\nseat = 4\naliases = [\"丁的新名\"]\n[[player]]\nname = \"戊\"\nseat = 5\n[[day]]",
+        ) + "[[event]]\nkind = \"substitute\"\nplayer = \"戊\"\nat = \"2026-03-04 12:00\"\nby = \"替补戊\"\n";
+        std::fs::write(&cfg, text).unwrap();
+        let db = cfg.parent().unwrap().join("game.sqlite");
+        // 乙 (uid 12) renamed to 乙改名: three more posts and a valid ballot.
+        // 丁 posts as 丁的新名 (an alias; uid unknown to the config).
+        // 戊's 替补 posts as 替补戊: once before the substitution (a stranger's), five after.
+        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
+        for i in 0..5 {
+            disc.push(post(
+                2 + i,
+                101 + u64::from(i),
+                "甲",
+                11,
+                "2026-03-04 10:00",
+                "分析一下",
+            ));
+        }
+        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
+        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
+        for i in 0..3 {
+            disc.push(post(
+                9 + i,
+                120 + u64::from(i),
+                "乙改名",
+                12,
+                "2026-03-05 10:00",
+                "改名了",
+            ));
+        }
+        for i in 0..5 {
+            disc.push(post(
+                12 + i,
+                130 + u64::from(i),
+                "丁的新名",
+                99,
+                "2026-03-05 10:00",
+                "新名字",
+            ));
+        }
+        disc.push(post(
+            17,
+            140,
+            "替补戊",
+            77,
+            "2026-03-04 11:00",
+            "我先来看看",
+        ));
+        for i in 0..5 {
+            disc.push(post(
+                18 + i,
+                141 + u64::from(i),
+                "替补戊",
+                77,
+                "2026-03-04 13:00",
+                "我是替补",
+            ));
+        }
+        store(&db, 701, disc);
+        store(
+            &db,
+            702,
+            vec![
+                post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
+                post(
+                    2,
+                    201,
+                    "甲",
+                    11,
+                    "2026-03-04 12:00",
+                    "投票对象：乙\n投票理由：话少",
+                ),
+                post(
+                    3,
+                    202,
+                    "乙",
+                    12,
+                    "2026-03-04 12:00",
+                    "投票对象：路人\n投票理由：随便",
+                ),
+                post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
+                post(
+                    5,
+                    204,
+                    "乙改名",
+                    12,
+                    "2026-03-05 12:00",
+                    "投票对象：甲\n投票理由：改名后",
+                ),
+                post(
+                    6,
+                    205,
+                    "丁的新名",
+                    99,
+                    "2026-03-05 12:00",
+                    "投票对象：甲\n投票理由：别名",
+                ),
+                post(
+                    7,
+                    206,
+                    "替补戊",
+                    77,
+                    "2026-03-05 12:00",
+                    "投票对象：甲\n投票理由：替补",
+                ),
+            ],
+        );
+        let c = cfg.to_str().unwrap();
+        let (code, out, err) =
+            bansha(&["activity", "--config", c, "--day", "2", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let player = |n: &str| {
+            v["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == n)
+                .unwrap_or_else(|| panic!("no {n} in {v}"))
+                .clone()
+        };
+        assert_eq!(player("乙")["posts"], 5, "{v}");
+        assert_eq!(player("乙")["voted"], true, "{v}");
+        assert_eq!(player("丁")["posts"], 5, "{v}");
+        assert_eq!(player("丁")["voted"], true, "{v}");
+        assert_eq!(player("戊")["posts"], 5, "{v}");
+        assert_eq!(player("戊")["voted"], true, "{v}");
+        for n in ["乙", "丁", "戊"] {
+            assert!(
+                player(n)["violations"].as_array().unwrap().is_empty(),
+                "{n}: {v}"
+            );
+        }
+        assert!(
+            !out.contains("乙改名") && !out.contains("丁的新名"),
+            "{out}"
+        );
+        let (code, out, err) = bansha(&[
+            "tally",
+            "--config",
+            c,
+            "--day",
+            "2",
+            "--at",
+            "2026-03-05 21:00",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let valid: Vec<&str> = t["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["valid"] == true)
+            .map(|b| b["voter"].as_str().unwrap())
+            .collect();
+        assert_eq!(valid, ["甲", "乙", "丁", "戊"], "{t}");
+    }
+
+    /// 「每名角色仅限更换一次替补」: a second substitute for the same player is refused, naming
+    /// the red-card clause for a role that cannot go on.
+    #[test]
+    fn a_second_substitute_for_one_role_is_refused_with_the_red_card_clause() {
+        let (cfg, _cleanup) = game("twosubs");
+        let sub = |at: &str| {
+            format!("[[event]]\nkind = \"substitute\"\nplayer = \"甲\"\nat = \"{at}\"\n")
+        };
+        let text = std::fs::read_to_string(&cfg).unwrap()
+            + &sub("2026-03-04 12:00")
+            + &sub("2026-03-05 12:00");
+        std::fs::write(&cfg, text).unwrap();
+        let (code, _, err) = bansha(&["activity", "--config", cfg.to_str().unwrap(), "--day", "2"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("每名角色仅限更换一次替补"), "{err}");
+        assert!(
+            err.contains("无法继续进行游戏的角色无法更换替补时红牌罚下"),
+            "{err}"
+        );
+    }
+
     /// 排球少年 <镇压>: 「PS：①该技能发动后导演不会公告。」 乙 is suppressed (status 投票无效)
     /// and votes at 20:40, after 关门 (20:30) and before 投票结束 (21:00). Neither public
     /// output may tell: the activity BBCode says 乙 voted, the tally BBCode lists the ballot

@@ -61,7 +61,8 @@ pub const EVENTS_DOC: &str = r#"## ── Events ──────────�
 # weight = 2.0
 ##
 ## accelerate / delay — the director's ruling on 加速 / 延时 for a day, over the count
-## of requests in the 进程帖 (the last one for a day wins).
+## of requests in the 进程帖 (the last one for a day wins). `granted = false` rules the
+## day NOT accelerated (delayed), whatever requests were parsed.
 # [[event]]
 # kind = "accelerate"
 # day = 2
@@ -76,6 +77,15 @@ pub const EVENTS_DOC: &str = r#"## ── Events ──────────�
 # voter = "傻树"
 # target = "弃权"
 # at = "2026-03-05 20:00"
+##
+## substitute — a 替补 takes over the player's seat and role from `at` (once per role:
+## 「每名角色仅限更换一次替补」). `by`: the substitute's own forum account, when they do not
+## play on through the player's; its posts from `at` on count for the seat.
+# [[event]]
+# kind = "substitute"
+# player = "傻树"
+# at = "2026-03-06 12:00"
+# by = "替补小号"
 ##
 ## lose — your ruling that a camp is defeated (投降, two 红牌 in one camp…): the night engine
 ## applies the rule set's camp-lost rules from `at` on (075: the wolves lose 杀人, 寡妇刀).
@@ -93,7 +103,7 @@ pub const EVENTS_DOC: &str = r#"## ── Events ──────────�
 "#;
 
 /// Every event kind the config accepts (`kind = "…"`), for the documentation tests.
-pub const EVENT_KINDS: [&str; 11] = [
+pub const EVENT_KINDS: [&str; 12] = [
     "out",
     "revive",
     "sheriff",
@@ -103,6 +113,7 @@ pub const EVENT_KINDS: [&str; 11] = [
     "accelerate",
     "delay",
     "proxy-vote",
+    "substitute",
     "lose",
     "game-over",
 ];
@@ -508,6 +519,7 @@ mod tests {
             Event::Accelerate { .. } => "accelerate",
             Event::Delay { .. } => "delay",
             Event::ProxyVote { .. } => "proxy-vote",
+            Event::Substitute { .. } => "substitute",
             Event::Lose { .. } => "lose",
             Event::GameOver { .. } => "game-over",
             Event::Answer { .. } => "answer",

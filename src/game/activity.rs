@@ -42,7 +42,8 @@ fn load<'a>(
     }
     let mut posts = HashMap::new();
     for tid in tids {
-        posts.insert(tid, store.posts(&forum, tid).map_err(Error::runtime)?);
+        let stored = store.posts(&forum, tid).map_err(Error::runtime)?;
+        posts.insert(tid, super::authors::as_seats(cfg, stored));
     }
     Ok(Loaded {
         cfg,

@@ -249,7 +249,7 @@ pub fn unchecked_posts(
         if unstyled.is_empty() {
             continue;
         }
-        for p in store.posts(&forum, tid)? {
+        for p in crate::game::authors::as_seats(cfg, store.posts(&forum, tid)?) {
             if cfg.player(&p.author).is_some()
                 && !cfg.is_director(&p.author)
                 && p.revisions.iter().any(|r| unstyled.contains(&r.hash))

@@ -5,6 +5,7 @@
 //! arguments, schedules, routes and output; none of them computes a report itself.
 
 pub mod activity;
+pub mod authors;
 pub mod flags;
 pub mod guard;
 pub mod night;

@@ -21,9 +21,15 @@ pub fn stored_tally(
     as_of: Timestamp,
 ) -> Result<Tally, Error> {
     guard::require_pages(cfg, store, day, &[crate::config::ThreadKind::Vote])?;
-    let posts = store.posts(&cfg.forum_key(), tid).map_err(Error::runtime)?;
+    let posts = super::authors::as_seats(
+        cfg,
+        store.posts(&cfg.forum_key(), tid).map_err(Error::runtime)?,
+    );
     let process = match cfg.day(day).and_then(|d| d.process) {
-        Some(p) => store.posts(&cfg.forum_key(), p).map_err(Error::runtime)?,
+        Some(p) => super::authors::as_seats(
+            cfg,
+            store.posts(&cfg.forum_key(), p).map_err(Error::runtime)?,
+        ),
         None => Vec::new(),
     };
     let roster = super::timeline::roster(cfg, rules, store)?;
