@@ -374,6 +374,51 @@ fn tally_confirm_puts_the_days_outcome_through_the_engine() {
     assert!(err.contains("目标 民2 已出局"), "{err}");
 }
 
+/// Regression (issue 25): `tally --confirm` was accepted in the middle of a day (the interim
+/// leader went out), and confirming an unchanged day again marked every later phase stale.
+#[test]
+fn confirm_is_refused_before_close_and_an_identical_reconfirm_changes_nothing() {
+    let g = game("confirm-order");
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    day2_votes(&g, "民1");
+    let cfg = g.cfg();
+    let confirm = |at: &str| {
+        bansha(&[
+            "tally",
+            "--config",
+            &cfg,
+            "--day",
+            "2",
+            "--at",
+            at,
+            "--confirm",
+            "--format",
+            "json",
+        ])
+    };
+    let (code, out, err) = confirm("2026-03-05 12:00");
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("尚未关门") && err.contains("第2天"), "{err}");
+    assert_eq!(g.state_json(None)["timeline"].as_array().unwrap().len(), 2);
+    let (code, _, err) = confirm("2026-03-05 21:00");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(g.night(2, "", "text").0, 0);
+    // The same outcome again: nothing stored, night 2 stays fresh.
+    let (code, out, err) = confirm("2026-03-05 21:30");
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(j["stale"].as_array().is_none_or(|s| s.is_empty()), "{j}");
+    let st = g.state_json(None);
+    let stale: Vec<bool> = st["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["stale"].as_bool().unwrap())
+        .collect();
+    assert_eq!(stale, vec![false; 4], "{st}");
+}
+
 #[test]
 fn tally_confirm_of_the_hunter_asks_for_his_shot() {
     let g = game("confirm-hunter");

@@ -344,11 +344,19 @@ pub fn confirm_day(
     format: Format,
 ) -> Result<Resolved, Error> {
     let (ruleset, rules) = engine_rules(cfg)?;
+    let day = tally.day;
+    // A day's result exists only after 关门 (issue 25: `--confirm` was accepted mid-day).
+    if crate::votes::render::is_interim(tally) {
+        return Err(Error::Input(format!(
+            "第{day}天尚未关门（截至 {}，关门 {}）：--confirm 只在关门后确认当天结果；关门前的统计只是目前领先",
+            tally.as_of,
+            tally.closes.as_deref().unwrap_or("?")
+        )));
+    }
     let file: ActionsFile = match answers {
         Some(p) => crate::tomlfile::load_toml(p).map_err(Error::input)?,
         None => ActionsFile::default(),
     };
-    let day = tally.day;
     let mut store = open_store(cfg)?;
     let phases = store.phases().map_err(Error::runtime)?;
     let reds = red_cards(cfg, &ruleset, &store)?;
@@ -395,7 +403,19 @@ pub fn confirm_day(
         Ok(out) => out,
         Err(prompted) => return Ok(prompted),
     };
-    let stale = store_phase(&mut store, &rules, "day", day, &input, &out)?;
+    // Confirming a day again with the same outcome and answers changes nothing: it is not
+    // stored again, so nothing after it goes stale (issue 25).
+    let unchanged = phases.iter().any(|p| {
+        p.kind == "day"
+            && p.number == day
+            && !p.stale
+            && serde_json::from_str::<PhaseInput>(&p.input).ok().as_ref() == Some(&input)
+    });
+    let stale = if unchanged {
+        Vec::new()
+    } else {
+        store_phase(&mut store, &rules, "day", day, &input, &out)?
+    };
     Ok(Resolved::Done(phase_output(
         cfg, &rules, "day", day, &out, &stale, None, format,
     )))
