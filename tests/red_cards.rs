@@ -333,6 +333,9 @@ fn a_red_card_at_close_is_settled_after_the_vote() {
     ]);
     assert_eq!(j["deaths"][0]["player"], "狼2", "{j}");
     assert_eq!(j["deaths"][0]["cause"], "投票", "{j}");
+    // Regression (issue 25): the day's result listed the vote-out only; the red card given
+    // at 关门 is published with it (「投票结束后，立即公示……红牌罚下」).
+    assert_eq!(j["red_cards_at_close"], serde_json::json!(["狼2"]), "{j}");
     let st = g.state_json(None);
     let out = &player(&st, "狼2")["out"];
     assert_eq!(out["cause"], "投票", "{st}");

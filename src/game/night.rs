@@ -416,9 +416,63 @@ pub fn confirm_day(
     } else {
         store_phase(&mut store, &rules, "day", day, &input, &out)?
     };
-    Ok(Resolved::Done(phase_output(
-        cfg, &rules, "day", day, &out, &stale, None, format,
-    )))
+    let mut report = phase_output(cfg, &rules, "day", day, &out, &stale, None, format);
+    closing_red_cards(cfg, &reds, day, format, &mut report.printed);
+    Ok(Resolved::Done(report))
+}
+
+/// The red cards given at the day's 关门 (from 关门 to the next day's opening): settled after
+/// the vote (「白天结束时红牌罚下的出局结算在投票结算之后执行」) and published with the day's
+/// result (「投票结束后，立即公示……红牌罚下」) — the day's result listed the vote-out only
+/// (issue 25). Each goes through the engine as its own timeline entry; this names them.
+fn closing_red_cards(
+    cfg: &Config,
+    reds: &[night::RedCard],
+    day: u32,
+    format: Format,
+    printed: &mut String,
+) {
+    let Some(closes) = cfg.day(day).and_then(|d| d.closes).map(|c| cfg.ts(c)) else {
+        return;
+    };
+    let next_opens = cfg
+        .days
+        .iter()
+        .filter(|d| d.number > day)
+        .min_by_key(|d| d.number)
+        .and_then(|d| d.opens.or(d.closes))
+        .map(|t| cfg.ts(t));
+    let names: Vec<&str> = reds
+        .iter()
+        .filter(|r| r.at >= closes && next_opens.is_none_or(|o| r.at < o))
+        .map(|r| r.player.as_str())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    match format {
+        Format::Json => {
+            if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(printed) {
+                v["red_cards_at_close"] = serde_json::json!(names);
+                *printed = format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).expect("serialisable")
+                );
+            }
+        }
+        Format::Text => printed.push_str(&format!(
+            "关门时红牌罚下（在投票结算之后结算）：{}\n",
+            names.join("、")
+        )),
+        Format::Bbcode => printed.push_str(&format!(
+            "红牌罚下：{}\n",
+            names
+                .iter()
+                .map(|n| crate::report::bbcode_escape(n))
+                .collect::<Vec<_>>()
+                .join("、")
+        )),
+    }
 }
 
 /// The cause of a day's elimination: a tie-break skill named in the outcome (<冤死>) when
