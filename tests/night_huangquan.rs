@@ -468,3 +468,47 @@ fn huangquan_vote_out_through_tally_confirm_spends_bixian() {
         .unwrap();
     assert_eq!(bixian["uses_left"], 0, "{st}");
 }
+
+/// Regression (issue 25): 「皇权 —— 东宫太子投出的票可暗记当做1至X票计算，X为[当前存活手下数量+1]」
+/// counted the 手下 among the config's dealt roles (all 乱世流民), not the four the engine
+/// recruited at 开局, so a legal declared weight of 5 was refused and counted as 1. The tally
+/// reads roles from the timeline.
+#[test]
+fn huangquan_declared_weight_counts_the_subordinates_recruited_at_the_start() {
+    let events = format!(
+        "{VOTE_DAYS}[[event]]\nkind = \"vote-weight\"\nday = 2\nplayer = \"太子\"\nweight = 5\n"
+    );
+    let g = NightGame::new(
+        "huangquan-declared-weight",
+        "huangquan.toml",
+        "皇权争霸测试局",
+        SEATS,
+        300,
+        &events,
+    );
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    store_votes(&g, 902, "2026-03-04", &["太子", "民1"], "将");
+    let cfg = g.cfg();
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b = t["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["voter"] == "太子")
+        .unwrap()
+        .clone();
+    assert_eq!(b["valid"], true, "{t}");
+    assert_eq!(b["weight"], 5.0, "{t}");
+}

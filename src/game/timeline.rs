@@ -42,10 +42,21 @@ pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster> {
     let tl = night::replay(cfg, engine, &phases, &reds, Until::All).map_err(does_not_replay)?;
     let red_cause = engine.cause(RED_CARD_CAUSE);
     let mut sheriff: Option<String> = None;
+    // Each player's role as the engine last recorded it (the config's dealt role first): a
+    // role the engine changed (皇权争霸's 开局 recruits 手下, a conversion) is a fact of the
+    // timeline too, read by the tally's weights (issue 25: 皇权's limit counted the dealt
+    // roles, refusing a legal declared weight).
+    let mut roles: std::collections::HashMap<String, String> = cfg
+        .players
+        .iter()
+        .filter_map(|p| p.role.clone().map(|r| (p.name.clone(), r)))
+        .collect();
     for e in &tl.entries {
         let Some(out) = &e.outcome else { continue };
         let at = match e.at {
             Some(t) => t,
+            // 开局 (night 0) comes before every day.
+            None if e.kind == "night" && e.number == 0 => crate::model::Timestamp::MIN,
             None => {
                 let Some(closes) = cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c))
                 else {
@@ -66,6 +77,18 @@ pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster> {
                     cause: d.cause.clone(),
                 },
             );
+        }
+        for p in &out.state.players {
+            if roles.get(&p.name) != Some(&p.role) {
+                roles.insert(p.name.clone(), p.role.clone());
+                roster.push(
+                    at,
+                    Fact::Role {
+                        player: p.name.clone(),
+                        role: p.role.clone(),
+                    },
+                );
+            }
         }
         if out.state.sheriff != sheriff {
             if let Some(s) = &out.state.sheriff {
