@@ -1063,7 +1063,10 @@ fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
     }
     let mut d = g
         .daemon()
-        .with_writer(Box::new(bansha::daemon::StandardReports { exe }));
+        .with_writer(Box::new(bansha::daemon::StandardReports {
+            exe,
+            clock: None,
+        }));
     block_on(d.step()).unwrap();
     g.clock.set(ts("2026-03-05 21:02"));
     let s = block_on(d.step()).unwrap();

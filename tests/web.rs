@@ -653,7 +653,7 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
         &[],
     );
     assert_eq!(r.status, 409, "{r:?}");
-    assert!(r.body.contains("already confirmed"), "{}", r.body);
+    assert!(r.body.contains("已处理的标记不再处理"), "{}", r.body);
     assert_eq!(store.cards(&c.forum_key()).unwrap().len(), 1);
 }
 

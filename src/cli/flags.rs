@@ -15,7 +15,6 @@ use crate::moderation::{Card, Category};
 use crate::report::{bbcode_escape, findpost_url, max_width, pad_right};
 use crate::rules::RuleSet;
 use crate::store::{FlagRow, Store};
-use crate::time::{Clock, SystemClock};
 
 #[derive(Debug, Args)]
 pub struct FlagsArgs {
@@ -137,7 +136,7 @@ fn open(config: &Option<PathBuf>) -> Result<Game, CliError> {
 fn when(cfg: &Config, at: &Option<String>) -> Result<Timestamp, CliError> {
     match at {
         Some(s) => super::tally::parse_at(cfg, s),
-        None => Ok(SystemClock.now()),
+        None => command_now(cfg),
     }
 }
 
@@ -190,7 +189,7 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
             Some(v)
         }
     };
-    let now = SystemClock.now();
+    let now = command_now(&g.cfg)?;
     flagging::scan_game(&g.cfg, &g.rules, &mut g.store, now).map_err(CliError::Runtime)?;
     let flags: Vec<FlagRow> = g
         .store
@@ -250,9 +249,9 @@ pub(crate) fn confirm_flag(
         )
         .map_err(CliError::input)?;
     Ok(format!(
-        "flag {id}: confirmed, {} for {} (card {}) by {by} at {}",
-        card.chinese(),
+        "标记 {id}：已确认，{} 得{}（牌 {}），{by} 于 {}",
         f.flag.author,
+        card.chinese(),
         cid.unwrap_or_default(),
         cfg.fmt_time(t)
     ))
@@ -274,8 +273,8 @@ pub(crate) fn dismiss_flag(
         .decide_flag(&cfg.forum_key(), id, "dismissed", None, by, t, phrase)
         .map_err(CliError::input)?;
     Ok(match phrase {
-        Some(p) => format!("flag {id}: dismissed by {by}; 「{p}」 whitelisted for this game"),
-        None => format!("flag {id}: dismissed by {by}"),
+        Some(p) => format!("标记 {id}：已驳回（{by}）；「{p}」本局不再标记"),
+        None => format!("标记 {id}：已驳回（{by}）"),
     })
 }
 
@@ -291,10 +290,7 @@ pub(crate) fn withdraw_card(
     store
         .withdraw_card(&cfg.forum_key(), id, by, t)
         .map_err(CliError::input)?;
-    Ok(format!(
-        "card {id}: withdrawn by {by} at {}",
-        cfg.fmt_time(t)
-    ))
+    Ok(format!("牌 {id}：已撤销（{by} 于 {}）", cfg.fmt_time(t)))
 }
 
 /// A player post whose enlarged text could not be checked: read only through the mobile
@@ -406,12 +402,16 @@ fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, CliError> 
     let f = store
         .flag(&cfg.forum_key(), id)
         .map_err(CliError::runtime)?
-        .ok_or_else(|| CliError::Input(format!("flag {id}: no such flag")))?;
+        .ok_or_else(|| CliError::Input(format!("标记 {id} 不存在（见 bansha flags）")))?;
     if f.status != "open" {
         return Err(CliError::Input(format!(
-            "flag {id}: already {} by {} at {}; a decided flag is not decided again (withdraw its card with `bansha cards withdraw`)",
-            f.status,
+            "标记 {id}：已由 {} {}（{}）；已处理的标记不再处理（撤销其牌用 `bansha cards withdraw`）",
             f.decided_by.as_deref().unwrap_or("?"),
+            if f.status == "confirmed" {
+                "确认"
+            } else {
+                "驳回"
+            },
             f.decided_at.map(|t| cfg.fmt_time(t)).unwrap_or_default()
         )));
     }
@@ -619,7 +619,7 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
                 .store
                 .add_card(&forum, player, c.as_str(), "manual", clause, by, t)
                 .map_err(CliError::runtime)?;
-            println!("card {id}: {} for {player} by {by}", c.chinese());
+            println!("牌 {id}：{player} 得{}（{by}）", c.chinese());
             return Ok(());
         }
         Some(CardAction::FromActivity { day, by, at }) => {
@@ -686,15 +686,12 @@ fn cards_from_activity(
                 .store
                 .add_card(&forum, name, card.as_str(), &category, clause, by, at)
                 .map_err(CliError::runtime)?;
-            println!(
-                "card {id}: {} for {name} ({rule}, day {day})",
-                card.chinese()
-            );
+            println!("牌 {id}：{name} 得{}（{rule}，第{day}天）", card.chinese());
             added += 1;
         }
     }
     if added == 0 {
-        println!("day {day}: no new fixed-card violations");
+        println!("第{day}天：没有新的固定处罚违规");
     }
     Ok(())
 }

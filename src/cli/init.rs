@@ -128,6 +128,9 @@ pub fn run(a: &InitArgs) -> CliResult {
             a.base_url
         )));
     }
+    if let Some(m) = crate::config::page_url_message(&a.base_url) {
+        return Err(CliError::Input(format!("--base-url {m}")));
+    }
     let tz: chrono_tz::Tz = a
         .timezone
         .parse()

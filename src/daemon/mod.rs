@@ -335,7 +335,7 @@ impl Daemon {
             .map(|d| d.number)
             .collect();
         for day in days {
-            match watch::run_tally(&exe, &self.cfg.path, day) {
+            match watch::run_tally(&exe, &self.cfg.path, day, self.clock.now()) {
                 Ok(snap) => {
                     let events = watch::diff(self.tallies.get(&day), &snap);
                     watch::log(day, &events);
@@ -401,7 +401,7 @@ impl Daemon {
         final_pass: bool,
         sum: &mut PassSummary,
     ) -> Result<(), DaemonError> {
-        for &tid in tids {
+        for (i, &tid) in tids.iter().enumerate() {
             if self.stopped() {
                 sum.stopped = true;
                 return Ok(());
@@ -409,6 +409,12 @@ impl Daemon {
             if let Some(why) = self.gone.get(&tid) {
                 tracing::debug!(tid, "skipped (gone: {why})");
                 continue;
+            }
+            if self.progress {
+                // An interactive sync says what it reads before each thread's first
+                // request (requests are `min_interval_ms` apart: a first sync of nine
+                // threads is half a minute of them).
+                eprintln!("{}", progress_line(&self.cfg, tid, i + 1, tids.len()));
             }
             sum.threads += 1;
             match self.poll_thread(tid, final_pass, sum).await {
@@ -1248,6 +1254,24 @@ fn log_changes(cfg: &Config, tp: &ThreadPage, c: &PageChanges) {
     for (pid, old, new) in &c.refloored {
         tracing::info!(tid = tp.tid, pid, old = %floor_text::floor(*old), new = %floor_text::floor(*new), "floor renumbered");
     }
+}
+
+/// `读取 2/9：第1天 投票帖 1002…`: the line an interactive sync prints per thread.
+fn progress_line(cfg: &Config, tid: u64, n: usize, of: usize) -> String {
+    let what = cfg
+        .threads()
+        .into_iter()
+        .find(|(_, _, t)| *t == tid)
+        .map(|(day, kind, _)| {
+            let k = match kind {
+                crate::config::ThreadKind::Discussion => "讨论帖",
+                crate::config::ThreadKind::Vote => "投票帖",
+                crate::config::ThreadKind::Process => "进程帖",
+            };
+            format!("第{day}天 {k} ")
+        })
+        .unwrap_or_default();
+    format!("读取 {n}/{of}：{what}{tid}…")
 }
 
 fn progress_bar(tid: u64, start: u32, total: u32) -> ProgressBar {

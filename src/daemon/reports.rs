@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::store::Store;
+use crate::time::Clock;
 
 /// Writes a day's reports into `dir` (the reports root); returns the files written.
 pub trait ReportWriter {
@@ -135,9 +136,22 @@ pub const REPORT_FORMATS: [(&str, &str); 3] =
 /// executable (`exe`) against the game config, so the files match what the director gets
 /// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of
 /// blocking the others.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StandardReports {
     pub exe: PathBuf,
+    /// The daemon's clock: each command runs with `BANSHA_CLOCK_START` at its time, so a
+    /// replayed day's reports are written as of the replay clock (its 关门 passed), not
+    /// as of the moment the replay started. `None`: the commands read the real clock.
+    pub clock: Option<std::sync::Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for StandardReports {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StandardReports")
+            .field("exe", &self.exe)
+            .field("clock", &self.clock.as_ref().map(|c| c.now()))
+            .finish()
+    }
 }
 
 impl StandardReports {
@@ -145,7 +159,14 @@ impl StandardReports {
     pub fn current_exe() -> anyhow::Result<Self> {
         Ok(StandardReports {
             exe: std::env::current_exe()?,
+            clock: None,
         })
+    }
+
+    /// Run the report commands as of `clock`'s time.
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
     }
 }
 
@@ -163,7 +184,11 @@ impl ReportWriter for StandardReports {
         let mut errors = String::new();
         for cmd in REPORT_COMMANDS {
             for (format, ext) in REPORT_FORMATS {
-                let out = std::process::Command::new(&self.exe)
+                let mut command = std::process::Command::new(&self.exe);
+                if let Some(c) = &self.clock {
+                    command.env(crate::time::CLOCK_START_ENV, format!("@{}", c.now()));
+                }
+                let out = command
                     .arg(cmd)
                     .arg("--config")
                     .arg(&cfg.path)

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::model::Timestamp;
+
 /// The parts of a tally the daemon reports on.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Snapshot {
@@ -133,9 +135,11 @@ pub fn diff(prev: Option<&Snapshot>, cur: &Snapshot) -> Vec<Event> {
     out
 }
 
-/// Run `exe tally --config C --day N --format json` and read the snapshot.
-pub fn run_tally(exe: &Path, config: &Path, day: u32) -> Result<Snapshot, String> {
+/// Run `exe tally --config C --day N --format json` as of `now` (the daemon's clock, a
+/// replay clock included) and read the snapshot.
+pub fn run_tally(exe: &Path, config: &Path, day: u32, now: Timestamp) -> Result<Snapshot, String> {
     let out = std::process::Command::new(exe)
+        .env(crate::time::CLOCK_START_ENV, format!("@{now}"))
         .arg("tally")
         .arg("--config")
         .arg(config)
