@@ -5,6 +5,7 @@ pub(crate) mod activity;
 mod changes;
 mod demo;
 pub(crate) mod flags;
+mod forum;
 mod guard;
 mod import;
 pub mod init;
@@ -91,6 +92,19 @@ pub enum Command {
     /// The web page for the director and moderators: the day's tally and activity, the flag
     /// queue and card ledger, the game state and nights, live (127.0.0.1 by default).
     Serve(ServeArgs),
+    /// The test forum on 127.0.0.1 until stopped: the sample game's threads and a 报名帖,
+    /// to try `init`, `sync` and `run` on. Prints the base URL and what to run next.
+    TestForum(TestForumArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TestForumArgs {
+    /// Where the director's files go (cookies.txt, the rule set; the config you write).
+    #[arg(long, default_value = "bansha-test-forum")]
+    pub dir: PathBuf,
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 18080)]
+    pub port: u16,
 }
 
 #[derive(Debug, Args)]
@@ -421,6 +435,7 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Flags(a) => flags::run_flags(&a),
         Command::Cards(a) => flags::run_cards(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::TestForum(a) => forum::run(&a),
     }
 }
 
