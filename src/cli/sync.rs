@@ -53,6 +53,9 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
             }
             .map_err(daemon_error)?;
             emit(&format!("{}\n", summary_line(&sum)))?;
+            if let Some(msg) = daemon.game_over() {
+                eprintln!("bansha: {msg}");
+            }
             if sum.stopped {
                 return Err(CliError::Runtime(
                     "interrupted; the next sync resumes where this one stopped".into(),

@@ -19,6 +19,28 @@ pub trait ReportWriter {
         day: u32,
         dir: &Path,
     ) -> anyhow::Result<Vec<PathBuf>>;
+
+    /// The winner line when the engine's timeline has the game over by the writer's clock
+    /// (`None`: the game goes on, or the writer cannot tell).
+    fn engine_winner(&self, _cfg: &Config) -> Option<String> {
+        None
+    }
+
+    /// Write the game's 结算 公示 into `root` (`结算.bbcode`, `结算.txt`): `headline` (the
+    /// director's `game-over` winner) first when the engine's timeline has none.
+    fn write_settlement(
+        &self,
+        _cfg: &Config,
+        _root: &Path,
+        _headline: Option<&str>,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The file of the game's 结算 公示 (its existence: written).
+pub fn settlement_path(root: &Path) -> PathBuf {
+    root.join("结算.bbcode")
 }
 
 /// Any closure with the right shape is a writer (tests, the demo).
@@ -170,7 +192,68 @@ impl StandardReports {
     }
 }
 
+impl StandardReports {
+    /// `bansha ARGS --config C`, as of the writer's clock.
+    fn command(&self, cfg: &Config, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.exe);
+        if let Some(c) = &self.clock {
+            command.env(crate::time::CLOCK_START_ENV, format!("@{}", c.now()));
+        }
+        command
+            .args(args)
+            .arg("--config")
+            .arg(&cfg.path)
+            .stdin(std::process::Stdio::null());
+        command
+    }
+}
+
 impl ReportWriter for StandardReports {
+    fn engine_winner(&self, cfg: &Config) -> Option<String> {
+        let out = self
+            .command(cfg, &["state", "--format", "json"])
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        super::closing::winner_of_state(&v)
+    }
+
+    fn write_settlement(
+        &self,
+        cfg: &Config,
+        root: &Path,
+        headline: Option<&str>,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(root)?;
+        let mut files = Vec::new();
+        // The text first: the BBCode's existence marks the 结算 written.
+        for (format, path) in [
+            ("text", root.join("结算.txt")),
+            ("bbcode", settlement_path(root)),
+        ] {
+            let out = self.command(cfg, &["state", "--format", format]).output()?;
+            let mut text = match headline {
+                Some(h) if format == "bbcode" => format!("[b]{h}[/b]\n"),
+                Some(h) => format!("{h}\n"),
+                None => String::new(),
+            };
+            if out.status.success() {
+                text.push_str(&String::from_utf8_lossy(&out.stdout));
+            } else {
+                let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
+                tracing::warn!(
+                    "`bansha state --format {format}` failed: {msg}; the 结算 has the winner only"
+                );
+            }
+            write_atomic(&path, text.as_bytes())?;
+            files.push(path);
+        }
+        Ok(files)
+    }
+
     fn write_day(
         &self,
         cfg: &Config,
@@ -184,16 +267,8 @@ impl ReportWriter for StandardReports {
         let mut errors = String::new();
         for cmd in REPORT_COMMANDS {
             for (format, ext) in REPORT_FORMATS {
-                let mut command = std::process::Command::new(&self.exe);
-                if let Some(c) = &self.clock {
-                    command.env(crate::time::CLOCK_START_ENV, format!("@{}", c.now()));
-                }
-                let out = command
-                    .arg(cmd)
-                    .arg("--config")
-                    .arg(&cfg.path)
-                    .args(["--day", &day.to_string(), "--format", format])
-                    .stdin(std::process::Stdio::null())
+                let out = self
+                    .command(cfg, &[cmd, "--day", &day.to_string(), "--format", format])
                     .output();
                 match out {
                     Ok(o) if o.status.success() => {

@@ -760,6 +760,10 @@ pub fn state_text(
 /// What is public: seats, who is in the game, who is out (in order), the 警长.
 pub fn state_bbcode(game: &str, st: &GameState, cards: Option<&CardsView>) -> String {
     let mut s = format!("[b]{}[/b]\n", esc(game));
+    // The end of the game, as each phase's 公示 announces it (the 结算 公示 opens with it).
+    if let Some(w) = &st.winner {
+        s.push_str(&format!("[b]{}[/b]\n", esc(&winner_text(w))));
+    }
     let alive: Vec<String> = st
         .alive()
         .map(|p| format!("{}. {}", p.seat, esc(&p.name)))
