@@ -181,6 +181,35 @@ fn state_and_tally_under_a_replay_clock_answer_as_of_it_before_and_after_close()
 }
 
 #[test]
+fn activity_under_a_replay_clock_counts_the_posts_made_by_then() {
+    let r = Replay::new("activity", "");
+    let posts = |clock: &str| -> u64 {
+        let (code, out, err) = at_clock(
+            clock,
+            &[
+                "activity",
+                "--config",
+                r.c(),
+                "--day",
+                "2",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        j["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["posts"].as_u64().unwrap())
+            .sum()
+    };
+    let (noon, end) = (posts("2026-03-04 12:00"), posts("2026-03-05 22:00"));
+    assert!(0 < noon && noon < end, "{noon} {end}");
+}
+
+#[test]
 fn sync_with_reports_under_a_replay_clock_writes_final_reports_the_result_and_the_settlement() {
     let r = Replay::new("sync-reports", "");
     let reports = r.dir.join("reports");

@@ -44,9 +44,14 @@ fn load_from(
         tids.extend(d.vote);
         tids.extend(d.process);
     }
+    // As of the command's clock (a replay clock included): posts made after it are not
+    // counted yet.
+    let now = command_now(&cfg)?;
     let mut posts = HashMap::new();
     for tid in tids {
-        posts.insert(tid, store.posts(&forum, tid).map_err(CliError::runtime)?);
+        let mut p = store.posts(&forum, tid).map_err(CliError::runtime)?;
+        p.retain(|p| p.time <= now);
+        posts.insert(tid, p);
     }
     Ok(Loaded {
         cfg,
