@@ -530,3 +530,46 @@ fn the_state_table_is_aligned_by_display_width() {
         assert_eq!(col(row, role), header, "{out}");
     }
 }
+
+#[test]
+fn a_json_cookie_export_is_read_and_an_expired_login_is_warned_before_sending() {
+    let r = Replay::new("cookies-json", "");
+    // The same login as a Cookie-Editor export, its auth cookie expired in 2001.
+    let txt = std::fs::read_to_string(r.dir.join("cookies.txt")).unwrap();
+    let cookies: Vec<serde_json::Value> = txt
+        .lines()
+        .map(|l| l.trim_start_matches("#HttpOnly_"))
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let expires = if f[5].ends_with("auth") {
+                1_000_000_000
+            } else {
+                4_000_000_000u64
+            };
+            serde_json::json!({"domain": f[0], "path": f[2], "name": f[5], "value": f[6],
+                               "expirationDate": expires, "httpOnly": true})
+        })
+        .collect();
+    assert!(cookies.len() >= 2, "{txt}");
+    let json = r.dir.join("cookies.json");
+    std::fs::write(&json, serde_json::to_string(&cookies).unwrap()).unwrap();
+    chmod_600(&json);
+    let cfg = std::fs::read_to_string(&r.cfg).unwrap().replace(
+        "cookie_file = \"cookies.txt\"",
+        "cookie_file = \"cookies.json\"",
+    );
+    std::fs::write(&r.cfg, cfg).unwrap();
+    let (code, out, err) = at_clock("2026-03-05 22:00", &["sync", "--config", r.c()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("cookies.json: cookie `B7Y9_2132_auth` expired at 2001-09-09"),
+        "{err}"
+    );
+    let warned = err.find("expired at").unwrap();
+    let first_read = err.find("读取 1/").unwrap();
+    assert!(
+        warned < first_read,
+        "warned before the first request: {err}"
+    );
+}

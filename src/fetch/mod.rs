@@ -299,8 +299,8 @@ impl Fetcher {
                 }
                 let file = load_cookie_file(&p, &host)?;
                 // Before the first request: an expired login is a warning, not a surprise.
-                let clock = crate::time::process_clock(cfg.tz).map_err(anyhow::Error::msg)?;
-                let now = crate::time::Clock::now(&*clock);
+                // The forum judges expiry by the real clock, even when replaying a game.
+                let now = crate::time::Clock::now(&crate::time::SystemClock);
                 for w in file.expiry_warnings(now) {
                     warn(format!("{}: {w}", p.display()));
                 }
