@@ -265,7 +265,7 @@ fn sync_with_reports_under_a_replay_clock_writes_final_reports_the_result_and_th
 fn run_under_a_replay_clock_writes_the_days_reports_as_of_its_clock_not_its_start() {
     // Started three seconds before day 2's 关门, one second of grace: the reports are
     // written as of 21:00:01 by the daemon's clock, after the start value.
-    let r = Replay::new("run-clock", "grace_secs = 1");
+    let r = Replay::new("run-clock", "grace_secs = 1\nfinal_hour_interval_secs = 1");
     let log = r.dir.join("run.log");
     let mut child = Command::new(bin())
         .env("BANSHA_CLOCK_START", "2026-03-05 20:59:57")

@@ -902,7 +902,7 @@ cause = "vote"
             "导演",
         ]);
         assert_eq!(code, 0);
-        assert!(out.contains("no new"), "{out}");
+        assert!(out.contains("没有新的固定处罚违规"), "{out}");
         let (_, json, _) = bansha(&["cards", "--config", c, "--format", "json"]);
         let v: Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["cards"].as_array().unwrap().len(), cards.len());

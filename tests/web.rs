@@ -1004,10 +1004,7 @@ mod browser {
         });
         assert_eq!(blue, 1);
         assert_eq!(flag_status(&fx.cfg, id), "confirmed");
-        assert!(
-            flash.contains("confirmed"),
-            "the command's message: {flash}"
-        );
+        assert!(flash.contains("已确认"), "the command's message: {flash}");
         // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
         let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");

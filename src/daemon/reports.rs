@@ -199,10 +199,12 @@ impl StandardReports {
         if let Some(c) = &self.clock {
             command.env(crate::time::CLOCK_START_ENV, format!("@{}", c.now()));
         }
+        let (cmd, rest) = args.split_first().expect("a subcommand");
         command
-            .args(args)
+            .arg(cmd)
             .arg("--config")
             .arg(&cfg.path)
+            .args(rest)
             .stdin(std::process::Stdio::null());
         command
     }
