@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod flags;
 pub mod guard;
+pub mod import;
 pub mod night;
 pub mod reports;
 pub mod tally;
