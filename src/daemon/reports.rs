@@ -7,32 +7,39 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::game::reports::{DayReport, FORMATS, day_report};
+use crate::model::Timestamp;
+use crate::report::Format;
 use crate::store::Store;
-use crate::time::Clock;
 
-/// Writes a day's reports into `dir` (the reports root); returns the files written.
+/// Writes a day's reports into `dir` (the reports root) as of `now` (the daemon's clock);
+/// returns the files written. The store is the daemon's own (the flag list scans first).
 pub trait ReportWriter {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         dir: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>>;
 
-    /// The winner line when the engine's timeline has the game over by the writer's clock
-    /// (`None`: the game goes on, or the writer cannot tell).
-    fn engine_winner(&self, _cfg: &Config) -> Option<String> {
+    /// The winner line when the engine's timeline has the game over by `now` (`None`: the
+    /// game goes on, or the writer cannot tell).
+    fn engine_winner(&self, _cfg: &Config, _store: &Store, _now: Timestamp) -> Option<String> {
         None
     }
 
-    /// Write the game's 结算 公示 into `root` (`结算.bbcode`, `结算.txt`): `headline` (the
-    /// director's `game-over` winner) first when the engine's timeline has none.
+    /// Write the game's 结算 公示 into `root` (`结算.bbcode`, `结算.txt`: the state as of
+    /// `now`): `headline` (the director's `game-over` winner) first when the engine's
+    /// timeline has none.
     fn write_settlement(
         &self,
         _cfg: &Config,
+        _store: &Store,
         _root: &Path,
         _headline: Option<&str>,
+        _now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         Ok(Vec::new())
     }
@@ -46,16 +53,17 @@ pub fn settlement_path(root: &Path) -> PathBuf {
 /// Any closure with the right shape is a writer (tests, the demo).
 impl<F> ReportWriter for F
 where
-    F: Fn(&Config, &Store, u32, &Path) -> anyhow::Result<Vec<PathBuf>>,
+    F: Fn(&Config, &mut Store, u32, &Path, Timestamp) -> anyhow::Result<Vec<PathBuf>>,
 {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         dir: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
-        self(cfg, store, day, dir)
+        self(cfg, store, day, dir, now)
     }
 }
 
@@ -134,9 +142,10 @@ impl ReportWriter for PostsOnly {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         root: &Path,
+        _now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         let dir = day_dir(root, day);
         std::fs::create_dir_all(&dir)?;
@@ -144,111 +153,50 @@ impl ReportWriter for PostsOnly {
     }
 }
 
-/// The report commands run at 关门, each in every format: `tally`, `activity` and the
-/// `elevator` (电梯楼), and the day's `flags` (the moderators' list, with a note where
-/// styling could not be checked).
-pub const REPORT_COMMANDS: [&str; 4] = ["tally", "activity", "elevator", "flags"];
-pub const REPORT_FORMATS: [(&str, &str); 3] =
-    [("text", "txt"), ("json", "json"), ("bbcode", "bbcode")];
-
-/// The reports a director publishes, written exactly as the report commands print them:
+/// The reports a director publishes, exactly as the report commands print them:
 /// `bansha tally`, `bansha activity`, `bansha elevator` and `bansha flags` for the day in
 /// text, JSON and BBCode (`tally.txt`, `tally.json`, `tally.bbcode`, …, `flags.bbcode`), plus
-/// `posts.json`. It runs the `bansha`
-/// executable (`exe`) against the game config, so the files match what the director gets
-/// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of
-/// blocking the others.
-#[derive(Clone)]
-pub struct StandardReports {
-    pub exe: PathBuf,
-    /// The daemon's clock: each command runs with `BANSHA_CLOCK_START` at its time, so a
-    /// replayed day's reports are written as of the replay clock (its 关门 passed), not
-    /// as of the moment the replay started. `None`: the commands read the real clock.
-    pub clock: Option<std::sync::Arc<dyn Clock>>,
-}
-
-impl std::fmt::Debug for StandardReports {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StandardReports")
-            .field("exe", &self.exe)
-            .field("clock", &self.clock.as_ref().map(|c| c.now()))
-            .finish()
-    }
-}
-
-impl StandardReports {
-    /// Use the running executable (the `bansha` binary).
-    pub fn current_exe() -> anyhow::Result<Self> {
-        Ok(StandardReports {
-            exe: std::env::current_exe()?,
-            clock: None,
-        })
-    }
-
-    /// Run the report commands as of `clock`'s time.
-    pub fn with_clock(mut self, clock: std::sync::Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-}
-
-impl StandardReports {
-    /// `bansha ARGS --config C`, as of the writer's clock.
-    fn command(&self, cfg: &Config, args: &[&str]) -> std::process::Command {
-        let mut command = std::process::Command::new(&self.exe);
-        if let Some(c) = &self.clock {
-            command.env(crate::time::CLOCK_START_ENV, format!("@{}", c.now()));
-        }
-        let (cmd, rest) = args.split_first().expect("a subcommand");
-        command
-            .arg(cmd)
-            .arg("--config")
-            .arg(&cfg.path)
-            .args(rest)
-            .stdin(std::process::Stdio::null());
-        command
-    }
-}
+/// `posts.json`, computed in-process by the game layer ([`crate::game::reports`]) as of the
+/// daemon's clock. The rule set is read again for the day (a fix the director made is
+/// used). A report that fails is recorded in `errors.txt` (and logged) instead of blocking
+/// the others.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandardReports;
 
 impl ReportWriter for StandardReports {
-    fn engine_winner(&self, cfg: &Config) -> Option<String> {
-        let out = self
-            .command(cfg, &["state", "--format", "json"])
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+    fn engine_winner(&self, cfg: &Config, store: &Store, now: Timestamp) -> Option<String> {
+        let at = cfg.fmt_time(now);
+        let json = crate::game::night::state_report(cfg, store, Some(&at), Format::Json).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&json).ok()?;
         super::closing::winner_of_state(&v)
     }
 
     fn write_settlement(
         &self,
         cfg: &Config,
+        store: &Store,
         root: &Path,
         headline: Option<&str>,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(root)?;
+        let at = cfg.fmt_time(now);
         let mut files = Vec::new();
         // The text first: the BBCode's existence marks the 结算 written.
         for (format, path) in [
-            ("text", root.join("结算.txt")),
-            ("bbcode", settlement_path(root)),
+            (Format::Text, root.join("结算.txt")),
+            (Format::Bbcode, settlement_path(root)),
         ] {
-            let out = self.command(cfg, &["state", "--format", format]).output()?;
             let mut text = match headline {
-                Some(h) if format == "bbcode" => format!("[b]{h}[/b]\n"),
+                Some(h) if format == Format::Bbcode => format!("[b]{h}[/b]\n"),
                 Some(h) => format!("{h}\n"),
                 None => String::new(),
             };
-            if out.status.success() {
-                text.push_str(&String::from_utf8_lossy(&out.stdout));
-            } else {
-                let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
-                tracing::warn!(
-                    "`bansha state --format {format}` failed: {msg}; the 结算 has the winner only"
-                );
+            match crate::game::night::state_report(cfg, store, Some(&at), format) {
+                Ok(s) => text.push_str(&s),
+                Err(e) => {
+                    tracing::warn!("the game's state for the 结算: {e}; it has the winner only")
+                }
             }
             write_atomic(&path, text.as_bytes())?;
             files.push(path);
@@ -259,38 +207,32 @@ impl ReportWriter for StandardReports {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         root: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         let dir = day_dir(root, day);
         std::fs::create_dir_all(&dir)?;
         let mut files = vec![write_posts_json(cfg, store, day, &dir)?];
         let mut errors = String::new();
-        for cmd in REPORT_COMMANDS {
-            for (format, ext) in REPORT_FORMATS {
-                let out = self
-                    .command(cfg, &[cmd, "--day", &day.to_string(), "--format", format])
-                    .output();
+        let rules = crate::rules::RuleSet::load(&cfg.rules_path());
+        for report in DayReport::ALL {
+            let cmd = report.command();
+            for (format, fmt, ext) in FORMATS {
+                let out = match &rules {
+                    Ok(rules) => day_report(cfg, rules, store, report, day, format, now),
+                    Err(e) => Err(crate::game::Error::input(e)),
+                };
                 match out {
-                    Ok(o) if o.status.success() => {
+                    Ok(text) => {
                         let path = dir.join(format!("{cmd}.{ext}"));
-                        write_atomic(&path, &o.stdout)?;
+                        write_atomic(&path, text.as_bytes())?;
                         files.push(path);
                     }
-                    Ok(o) => {
-                        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
-                        tracing::error!(day, "`bansha {cmd} --format {format}` failed: {msg}");
-                        errors.push_str(&format!(
-                            "bansha {cmd} --day {day} --format {format}: {msg}\n"
-                        ));
-                    }
                     Err(e) => {
-                        tracing::error!(day, "cannot run {}: {e}", self.exe.display());
-                        errors.push_str(&format!(
-                            "bansha {cmd} --day {day} --format {format}: cannot run {}: {e}\n",
-                            self.exe.display()
-                        ));
+                        tracing::error!(day, "`bansha {cmd} --format {fmt}` failed: {e}");
+                        errors.push_str(&format!("bansha {cmd} --day {day} --format {fmt}: {e}\n"));
                     }
                 }
             }
