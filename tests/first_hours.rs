@@ -124,6 +124,17 @@ fn state_at(r: &Replay, clock: &str) -> serde_json::Value {
     serde_json::from_str(&out).unwrap()
 }
 
+/// A child process this test started, ended (by its own handle) when the test ends,
+/// whether it passed or not.
+struct Started(std::process::Child);
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn wait_for(what: &str, deadline: Duration, log: &Path, mut done: impl FnMut() -> bool) {
     let end = Instant::now() + deadline;
     while !done() {
@@ -267,14 +278,16 @@ fn run_under_a_replay_clock_writes_the_days_reports_as_of_its_clock_not_its_star
     // written as of 21:00:01 by the daemon's clock, after the start value.
     let r = Replay::new("run-clock", "grace_secs = 1\nfinal_hour_interval_secs = 1");
     let log = r.dir.join("run.log");
-    let mut child = Command::new(bin())
-        .env("BANSHA_CLOCK_START", "2026-03-05 20:59:57")
-        .args(["run", "-v", "--config", r.c()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = Started(
+        Command::new(bin())
+            .env("BANSHA_CLOCK_START", "2026-03-05 20:59:57")
+            .args(["run", "-v", "--config", r.c()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let done = r.dir.join("reports/day-2/DONE");
     wait_for("day 2's reports", Duration::from_secs(60), &log, || {
         done.exists()
@@ -282,11 +295,10 @@ fn run_under_a_replay_clock_writes_the_days_reports_as_of_its_clock_not_its_star
     let stopped = Instant::now() + Duration::from_secs(60);
     // The game ends at that 关门 (the engine's winner): the daemon stops by itself.
     let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
+        if let Some(st) = child.0.try_wait().unwrap() {
             break st;
         }
         if Instant::now() > stopped {
-            child.kill().unwrap();
             panic!(
                 "the daemon did not stop at the game's end:\n{}",
                 std::fs::read_to_string(&log).unwrap()
@@ -307,7 +319,7 @@ fn run_under_a_replay_clock_writes_the_days_reports_as_of_its_clock_not_its_star
 // ---------------------------------------------------------------------------------------
 
 /// `bansha test-forum` until the guide's last step is printed: (child, the guide).
-fn start_test_forum(dir: &Path) -> (std::process::Child, Vec<String>) {
+fn start_test_forum(dir: &Path) -> (Started, Vec<String>) {
     let mut child = Command::new(bin())
         .args(["test-forum", "--port", "0", "--dir"])
         .arg(dir.join("forum"))
@@ -318,7 +330,9 @@ fn start_test_forum(dir: &Path) -> (std::process::Child, Vec<String>) {
         .spawn()
         .unwrap();
     let mut lines = Vec::new();
-    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let stdout = child.stdout.take().unwrap();
+    let child = Started(child);
+    let out = std::io::BufReader::new(stdout);
     for line in out.lines() {
         let line = line.unwrap();
         let last = line.starts_with("5. ");
@@ -333,7 +347,7 @@ fn start_test_forum(dir: &Path) -> (std::process::Child, Vec<String>) {
 #[test]
 fn a_new_director_runs_init_sync_and_tally_against_the_test_forum_from_its_guide() {
     let dir = scratch_dir("first-test-forum");
-    let (mut child, guide) = start_test_forum(&dir);
+    let (_forum, guide) = start_test_forum(&dir);
     let text = guide.join("\n");
     let step = |n: &str| {
         guide
@@ -394,8 +408,6 @@ fn a_new_director_runs_init_sync_and_tally_against_the_test_forum_from_its_guide
     let (code, out, err) = sh(&step("4. "));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("结果：出局 星河"), "{out}");
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 // ---------------------------------------------------------------------------------------
