@@ -346,7 +346,8 @@ impl Event {
 impl Config {
     /// Load and validate a game config. All problems are reported, each as `file:key: msg`.
     pub fn load(path: &Path) -> Result<Config, FileErrors> {
-        let mut cfg: Config = load_toml(path).map_err(|e| FileErrors(vec![e]))?;
+        let mut cfg: Config =
+            load_toml(path).map_err(|e| FileErrors(vec![FileError::counted(e)]))?;
         cfg.path = path.to_path_buf();
         cfg.validate()?;
         Ok(cfg)
@@ -354,8 +355,8 @@ impl Config {
 
     /// Parse from a string (tests, the demo); `path` names the source in errors.
     pub fn from_str(path: &Path, text: &str) -> Result<Config, FileErrors> {
-        let mut cfg: Config =
-            crate::tomlfile::parse_toml(path, text).map_err(|e| FileErrors(vec![e]))?;
+        let mut cfg: Config = crate::tomlfile::parse_toml(path, text)
+            .map_err(|e| FileErrors(vec![FileError::counted(e)]))?;
         cfg.path = path.to_path_buf();
         cfg.validate()?;
         Ok(cfg)
@@ -379,6 +380,9 @@ impl Config {
                 "forum.base_url".into(),
                 "must start with http:// or https://".into(),
             );
+        }
+        if let Some(m) = page_url_message(&self.forum.base_url) {
+            err("forum.base_url".into(), m);
         }
         if self.forum.username_env.is_some() != self.forum.password_env.is_some() {
             err(
@@ -436,7 +440,9 @@ impl Config {
         }
         let mut names = HashSet::new();
         let mut seats = HashMap::new();
-        for (i, pl) in self.players.iter().enumerate() {
+        // Entries are counted as the director counts them: the first `[[player]]` is
+        // `player[1]`, as the first `[[action]]` of an actions file is `action[1]`.
+        for (i, pl) in (1..).zip(&self.players) {
             if pl.name.trim().is_empty() {
                 err(format!("player[{i}].name"), "empty player name".into());
             } else if pl.name.trim() != pl.name {
@@ -464,7 +470,7 @@ impl Config {
             }
         }
         let mut days = HashSet::new();
-        for (i, d) in self.days.iter().enumerate() {
+        for (i, d) in (1..).zip(&self.days) {
             if !days.insert(d.number) {
                 err(
                     format!("day[{i}].number"),
@@ -500,8 +506,8 @@ impl Config {
         for pl in &self.players {
             accounts.insert(pl.name.as_str(), pl.name.as_str());
         }
-        for (i, pl) in self.players.iter().enumerate() {
-            for (j, a) in pl.aliases.iter().enumerate() {
+        for (i, pl) in (1..).zip(&self.players) {
+            for (j, a) in (1..).zip(&pl.aliases) {
                 if let Some(other) = accounts.insert(a.as_str(), pl.name.as_str())
                     && other != pl.name
                 {
@@ -513,7 +519,7 @@ impl Config {
             }
         }
         let mut substituted: HashMap<&str, usize> = HashMap::new();
-        for (i, e) in self.events.iter().enumerate() {
+        for (i, e) in (1..).zip(&self.events) {
             if let Event::Substitute { player, by, .. } = e {
                 if let Some(first) = substituted.insert(player.as_str(), i) {
                     err(
@@ -536,7 +542,8 @@ impl Config {
                 }
             }
         }
-        for (i, e) in self.events.iter().enumerate() {
+        self.check_overlaps(&mut err);
+        for (i, e) in (1..).zip(&self.events) {
             for name in e.players() {
                 if !names.contains(name) {
                     err(
@@ -595,6 +602,62 @@ impl Config {
             } if b == author && time >= self.ts(*at) => Some(player.as_str()),
             _ => None,
         })
+    }
+
+    /// Days whose times overlap (a day opens before the day before it closes): one error
+    /// naming both days, on the later entry's `opens`.
+    fn check_overlaps(&self, err: &mut impl FnMut(String, String)) {
+        let mut timed: Vec<(usize, &Day, LocalTime, LocalTime)> = (1..)
+            .zip(&self.days)
+            .filter_map(|(i, d)| Some((i, d, d.opens?, d.closes?)))
+            .collect();
+        timed.sort_by_key(|&(_, d, o, _)| (o, d.number));
+        for w in timed.windows(2) {
+            let (_, a, _, a_closes) = w[0];
+            let (j, b, b_opens, _) = w[1];
+            if b_opens < a_closes {
+                err(
+                    format!("day[{j}].opens"),
+                    format!(
+                        "day {} (opens {}) overlaps day {} (closes {}): a day opens at or after the day before it closes",
+                        b.number,
+                        b_opens.0.format("%Y-%m-%d %H:%M"),
+                        a.number,
+                        a_closes.0.format("%Y-%m-%d %H:%M")
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The rule file `game.rules` names: beside the config file, else in the working
+    /// directory. Missing: an error naming the key and every place looked in.
+    pub fn rules_file(&self) -> Result<PathBuf, FileError> {
+        let p = &self.game.rules;
+        let beside = self.dir().join(p);
+        if beside.is_file() {
+            return Ok(beside);
+        }
+        let mut looked = vec![beside];
+        if p.is_relative() {
+            if p.is_file() {
+                return Ok(p.to_path_buf());
+            }
+            let cwd = std::env::current_dir().unwrap_or_default().join(p);
+            if cwd != looked[0] {
+                looked.push(cwd);
+            }
+        }
+        let looked: Vec<String> = looked.iter().map(|l| l.display().to_string()).collect();
+        Err(FileError::new(
+            &self.path,
+            "game.rules",
+            format!(
+                "no rule file `{}` (looked for {}); give the path of the game's rule set, relative to this config's folder",
+                p.display(),
+                looked.join(" and ")
+            ),
+        ))
     }
 
     /// A config-local time as a timestamp in the game's timezone.
@@ -703,6 +766,43 @@ impl Config {
     }
 }
 
+/// When `url` is a page's address rather than the forum's (a thread: `…forum.php?mod=
+/// viewthread&tid=N`, `…/thread-N-1-1.html`; any `forum.php?…` page): what to give instead
+/// (the folder where forum.php lives) and the thread id when there is one.
+pub fn page_in_base_url(url: &str) -> Option<(String, Option<u64>)> {
+    let re = regex::Regex::new(
+        r"^(?P<base>https?://[^?#]*?/)(?:(?:forum|index)\.php\?[^#]*|thread-(?P<rtid>\d+)-[^/]*\.html|forum\.php)$",
+    )
+    .expect("regex");
+    let u = url.trim();
+    let c = re.captures(u)?;
+    let tid = c
+        .name("rtid")
+        .map(|m| m.as_str())
+        .or_else(|| {
+            regex::Regex::new(r"[?&]tid=(\d+)")
+                .expect("regex")
+                .captures(u)
+                .and_then(|t| t.get(1))
+                .map(|m| m.as_str())
+        })
+        .and_then(|t| t.parse().ok());
+    Some((c["base"].to_string(), tid))
+}
+
+/// What to say about a page's address given as the forum's (see [`page_in_base_url`]).
+pub fn page_url_message(url: &str) -> Option<String> {
+    let (base, tid) = page_in_base_url(url)?;
+    Some(match tid {
+        Some(t) => format!(
+            "`{url}` is the address of thread {t}, not of the forum: give the folder where forum.php lives (`{base}`); the thread's number ({t}) goes in --signup for the 报名帖, or in a [[day]]"
+        ),
+        None => format!(
+            "`{url}` is a page of the forum: give the folder where forum.php lives (`{base}`)"
+        ),
+    })
+}
+
 /// See [`Config::forum_key`].
 pub fn forum_key(base_url: &str) -> String {
     let s = base_url.trim();
@@ -808,12 +908,12 @@ at = "2026-03-05 20:00"
         let e = Config::from_str(Path::new("g.toml"), &bad).unwrap_err();
         assert_eq!(e.0.len(), 2, "{e}");
         assert!(
-            e.to_string().contains("g.toml:player[1].seat: seat 1"),
+            e.to_string().contains("g.toml:player[2].seat: seat 1"),
             "{e}"
         );
         assert!(
             e.to_string()
-                .contains("g.toml:event[0]: `无名` is not a player"),
+                .contains("g.toml:event[1]: `无名` is not a player"),
             "{e}"
         );
     }
@@ -824,6 +924,97 @@ at = "2026-03-05 20:00"
         let e = Config::from_str(Path::new("g.toml"), &bad)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("day[0].opens") && e.contains("tomorrow"), "{e}");
+        assert!(e.contains("day[1].opens") && e.contains("tomorrow"), "{e}");
+    }
+
+    #[test]
+    fn config_errors_count_entries_from_1_like_the_actions_file() {
+        // The second [[day]]'s bad time: `day[2]`, as the second [[action]] is `action[2]`.
+        let two = OK.replacen(
+            "[[event]]",
+            "[[day]]\nnumber = 2\nopens = \"soon\"\n\n[[event]]",
+            1,
+        );
+        let e = Config::from_str(Path::new("g.toml"), &two)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("g.toml:") && e.contains("day[2].opens"), "{e}");
+        let bad = OK.replace("seat = 2", "seat = 0");
+        let e = Config::from_str(Path::new("g.toml"), &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("player[2].seat: seats are 1-based"), "{e}");
+    }
+
+    #[test]
+    fn overlapping_days_are_refused_naming_both_days() {
+        let two = OK.replacen(
+            "[[event]]",
+            "[[day]]\nnumber = 2\nopens = \"2026-03-05 09:00\"\ncloses = \"2026-03-06 21:00\"\n\n[[event]]",
+            1,
+        );
+        let e = Config::from_str(Path::new("g.toml"), &two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("day[2].opens: day 2 (opens 2026-03-05 09:00) overlaps day 1 (closes 2026-03-05 21:00)"),
+            "{e}"
+        );
+        let after = two.replace("2026-03-05 09:00\"\ncloses", "2026-03-06 09:00\"\ncloses");
+        Config::from_str(Path::new("g.toml"), &after).unwrap();
+    }
+
+    #[test]
+    fn a_thread_address_as_base_url_is_refused_saying_what_to_give() {
+        for (url, tid) in [
+            (
+                "https://bbs.example.com/forum.php?mod=viewthread&tid=1814690",
+                Some(1814690),
+            ),
+            (
+                "https://bbs.example.com/bbs/thread-1814690-1-1.html",
+                Some(1814690),
+            ),
+            (
+                "https://bbs.example.com/forum.php?mod=forumdisplay&fid=2",
+                None,
+            ),
+        ] {
+            let (base, t) = page_in_base_url(url).unwrap();
+            assert!(base.starts_with("https://bbs.example.com/"), "{base}");
+            assert_eq!(t, tid, "{url}");
+            let bad = OK.replace("http://127.0.0.1:18080/", url);
+            let e = Config::from_str(Path::new("g.toml"), &bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("forum.base_url: `") && e.contains("where forum.php lives"),
+                "{e}"
+            );
+        }
+        assert_eq!(page_in_base_url("https://bbs.example.com/bbs/"), None);
+        assert_eq!(page_in_base_url("http://127.0.0.1:18080/"), None);
+    }
+
+    #[test]
+    fn a_missing_rule_file_names_the_key_and_where_it_looked() {
+        let dir = std::env::temp_dir().join(format!("bansha-rules-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("rules")).unwrap();
+        let cfg_path = dir.join("g.toml");
+        let text = OK.replace("rules/075-zhifou.toml", "rules/nope.toml");
+        let c = Config::from_str(&cfg_path, &text).unwrap();
+        let e = c.rules_file().unwrap_err().to_string();
+        assert!(
+            e.contains("g.toml:game.rules: no rule file `rules/nope.toml`"),
+            "{e}"
+        );
+        assert!(
+            e.contains(&dir.join("rules/nope.toml").display().to_string()),
+            "{e}"
+        );
+        // Beside the config comes first, whatever the working directory.
+        std::fs::write(dir.join("rules/nope.toml"), "").unwrap();
+        assert_eq!(c.rules_file().unwrap(), dir.join("rules/nope.toml"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -71,6 +71,13 @@ pub fn process_clock(tz: Tz) -> Result<std::sync::Arc<dyn Clock>, String> {
     }
 }
 
+/// Whether the command runs on a replay clock ([`CLOCK_START_ENV`] is set): then every
+/// command answers as of that clock, stored nights and days included (on the real clock a
+/// night the director resolved early is shown at once).
+pub fn replaying() -> bool {
+    std::env::var_os(CLOCK_START_ENV).is_some()
+}
+
 /// A clock tests set by hand.
 #[derive(Debug, Default)]
 pub struct ManualClock(pub std::sync::atomic::AtomicI64);

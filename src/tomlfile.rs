@@ -26,6 +26,20 @@ impl FileError {
         }
     }
 
+    /// The same problem with every array index of its key counted from 1, as a director
+    /// counts entries (`day[1]` is the first `[[day]]`, as `action[1]` is the first
+    /// `[[action]]`); the parser counts from 0.
+    pub fn counted(mut self) -> Self {
+        let re = regex::Regex::new(r"\[(\d+)\]").expect("regex");
+        self.key = re
+            .replace_all(&self.key, |c: &regex::Captures| {
+                let n: usize = c[1].parse().unwrap_or(0);
+                format!("[{}]", n + 1)
+            })
+            .into_owned();
+        self
+    }
+
     fn render(&self) -> String {
         let mut s = self.file.display().to_string();
         if let Some(l) = self.line {

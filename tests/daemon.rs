@@ -145,6 +145,12 @@ impl Game {
             config_text(&forum.base_url(), extra_forum, extra_daemon),
         )
         .unwrap();
+        // `sync` and `run` refuse a config whose rule file is missing.
+        std::fs::copy(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
+            dir.join("rules.toml"),
+        )
+        .unwrap();
         let clock = Arc::new(ManualClock::new(ts("2026-03-04 12:00")));
         Game {
             forum,

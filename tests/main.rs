@@ -5,6 +5,7 @@ mod common;
 mod daemon;
 mod demo;
 mod director;
+mod first_hours;
 mod ingest;
 mod interfaces;
 mod moderation;

@@ -554,7 +554,7 @@ cause = "vote"
         // Unknown id, unknown colour, a colour 075 lacks: exit 2, nothing recorded.
         let (code, _, err) = bansha(&["flags", "confirm", "9999", "--config", c, "--by", "管理A"]);
         assert_eq!(code, 2);
-        assert!(err.contains("no such flag"), "{err}");
+        assert!(err.contains("标记 9999 不存在"), "{err}");
         let (code, _, err) = bansha(&[
             "flags", "confirm", &insult, "--config", c, "--by", "管理A", "--card", "green",
         ]);
@@ -589,7 +589,7 @@ cause = "vote"
         assert!(out.contains("黄牌"), "{out}");
         let (code, _, err) = bansha(&["flags", "dismiss", &insult, "--config", c]);
         assert_eq!(code, 2);
-        assert!(err.contains("already confirmed by 管理A"), "{err}");
+        assert!(err.contains("已由 管理A 确认"), "{err}");
         let f = flags_json(c, &["--status", "confirmed"]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0]["decided_by"], "管理A");
@@ -902,7 +902,7 @@ cause = "vote"
             "导演",
         ]);
         assert_eq!(code, 0);
-        assert!(out.contains("no new"), "{out}");
+        assert!(out.contains("没有新的固定处罚违规"), "{out}");
         let (_, json, _) = bansha(&["cards", "--config", c, "--format", "json"]);
         let v: Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["cards"].as_array().unwrap().len(), cards.len());

@@ -231,7 +231,7 @@ fn a_hunter_going_out_without_an_answer_stops_with_exit_3_then_resumes_with_it()
     let (code, out, err) = g.night(1, kill, "text");
     assert_eq!(code, 3, "{out}{err}");
     assert!(out.contains("猎人 出局（指杀），可发动<最后一枪>"), "{out}");
-    assert!(err.contains("nothing was stored"), "{err}");
+    assert!(err.contains("这次没有保存任何结果"), "{err}");
     assert_eq!(g.state_json(None)["timeline"].as_array().unwrap().len(), 1);
     let (code, out, _) = g.night(1, kill, "json");
     assert_eq!(code, 3);
@@ -257,7 +257,7 @@ fn a_night_needs_the_nights_before_it() {
     let g = game("order");
     let (code, _, err) = g.night(1, N1, "text");
     assert_eq!(code, 2);
-    assert!(err.contains("开局（第0夜） has no result yet"), "{err}");
+    assert!(err.contains("开局（第0夜）还没有结算结果"), "{err}");
 }
 
 fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {

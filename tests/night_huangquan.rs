@@ -206,7 +206,7 @@ fn huangquan_lost_camp_turns_its_pool_independent_and_asks_for_support() {
     assert_eq!(code, 3, "{out}{err}");
     let both = format!("{out}{err}");
     assert!(both.contains("民11") && both.contains("支持"), "{both}");
-    assert!(both.contains("nothing was stored"), "{both}");
+    assert!(both.contains("这次没有保存任何结果"), "{both}");
     assert_eq!(state_player(&g.state_json(None), "仙")["alive"], true);
 
     let answered =

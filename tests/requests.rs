@@ -65,6 +65,12 @@ impl Game {
             forum.base_url()
         );
         std::fs::write(dir.join("g.toml"), text).unwrap();
+        // `sync` refuses a config whose rule file is missing.
+        std::fs::copy(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
+            dir.join("r.toml"),
+        )
+        .unwrap();
         let clock = Arc::new(ManualClock::new(ts("2026-03-04 12:00")));
         Game { forum, dir, clock }
     }

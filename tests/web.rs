@@ -653,7 +653,7 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
         &[],
     );
     assert_eq!(r.status, 409, "{r:?}");
-    assert!(r.body.contains("already confirmed"), "{}", r.body);
+    assert!(r.body.contains("已处理的标记不再处理"), "{}", r.body);
     assert_eq!(store.cards(&c.forum_key()).unwrap().len(), 1);
 }
 
@@ -1004,10 +1004,7 @@ mod browser {
         });
         assert_eq!(blue, 1);
         assert_eq!(flag_status(&fx.cfg, id), "confirmed");
-        assert!(
-            flash.contains("confirmed"),
-            "the command's message: {flash}"
-        );
+        assert!(flash.contains("已确认"), "the command's message: {flash}");
         // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
         let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");

@@ -2,7 +2,9 @@
 //! as text, JSON or BBCode.
 
 use super::*;
-use crate::game::activity::{render_activity, render_elevator, stored_activity, stored_elevator};
+use crate::game::activity::{
+    render_activity, render_elevator, stored_activity_at, stored_elevator_at,
+};
 
 /// The config, its rule set and its store; the day and the players are checked before the
 /// database is opened.
@@ -17,13 +19,13 @@ fn open(a: &DayArgs) -> Result<crate::game::Game, CliError> {
 
 pub fn run_activity(a: &DayArgs) -> CliResult {
     let g = open(a)?;
-    let r = stored_activity(&g.cfg, &g.rules, &g.store, a.day)?;
+    let r = stored_activity_at(&g.cfg, &g.rules, &g.store, a.day, command_now(&g.cfg)?)?;
     emit(&render_activity(&g.cfg, &r, a.format.format))
 }
 
 pub fn run_elevator(a: &DayArgs) -> CliResult {
     let g = open(a)?;
-    let e = stored_elevator(&g.cfg, &g.rules, &g.store, a.day)?;
+    let e = stored_elevator_at(&g.cfg, &g.rules, &g.store, a.day, command_now(&g.cfg)?)?;
     for en in e.entries.iter().filter(|en| en.uid.is_none()) {
         eprintln!(
             "{}: `{}` has no uid in the config and no stored post carries one; the 电梯 has no link for them (add `uid = …` to their [[player]])",

@@ -1,6 +1,7 @@
 //! `bansha changes`: what is new since a time, or since the last time it was asked — new
 //! ballots, 改票, edited and deleted posts, new 加速/延时 requests. What a director checks at
-//! lunch. "New" means first seen by bansha since then (a post synced late still shows).
+//! lunch. "New" means first seen by bansha since then (a post synced late still shows);
+//! the list is in the order things happened on the forum (post time), as the threads read.
 
 use std::collections::HashMap;
 
@@ -12,13 +13,15 @@ use crate::game::tally;
 use crate::model::{Post, Timestamp};
 use crate::report::{findpost_url, max_width, pad_right};
 use crate::rules::RuleSet;
-use crate::time::{Clock, SystemClock};
 
 /// One thing that changed.
 #[derive(Debug, Clone)]
 struct Change {
     /// When bansha saw it.
     seen: Timestamp,
+    /// When it happened on the forum: the post's time (a ballot, a request), the edit's
+    /// time from its notice; for a deletion, when bansha saw it gone.
+    posted: Timestamp,
     day: u32,
     /// 新票 | 改票 | 编辑 | 删除 | 不见 | 加速申请 | 延时申请
     what: &'static str,
@@ -78,7 +81,8 @@ pub fn run(a: &ChangesArgs) -> CliResult {
     let rules = RuleSet::load(&cfg.rules_path()).map_err(CliError::input)?;
     guard::require_players(&cfg)?;
     let store = guard::open_store(&cfg)?;
-    let now = SystemClock.now();
+    // The replay clock (`BANSHA_CLOCK_START`) when one is set.
+    let now = command_now(&cfg)?;
     let asked = asked_path(&cfg);
     // Changes the last call showed that were seen in its last second: not shown again.
     let mut shown: Vec<String> = Vec::new();
@@ -126,6 +130,7 @@ pub fn run(a: &ChangesArgs) -> CliResult {
                 "since": cfg.fmt_time(since),
                 "until": cfg.fmt_time(now),
                 "changes": changes.iter().map(|c| json!({
+                    "posted": cfg.fmt_time(c.posted),
                     "seen": cfg.fmt_time(c.seen),
                     "day": c.day,
                     "what": c.what,
@@ -178,7 +183,7 @@ fn text(cfg: &Config, changes: &[Change], since: Timestamp, why: &str, now: Time
             .unwrap_or_else(|| "代投".into());
         s.push_str(&format!(
             "  {}  第{}天  {}  {}  {}  {}\n      {}\n",
-            cfg.fmt_time(c.seen),
+            cfg.fmt_time(c.posted),
             c.day,
             pad_right(c.what, ww),
             pad_right(&c.who, pw),
@@ -243,6 +248,7 @@ fn collect(
                 };
                 out.push(Change {
                     seen,
+                    posted: b.ts,
                     day: d.number,
                     what: if b.change { "改票" } else { "新票" },
                     who: b.voter.clone(),
@@ -265,6 +271,7 @@ fn collect(
                     }
                     out.push(Change {
                         seen,
+                        posted: q.time,
                         day: d.number,
                         what: match q.kind {
                             crate::activity::RequestKind::Accelerate => "加速申请",
@@ -289,6 +296,7 @@ fn collect(
                     if r.seen_at >= since {
                         out.push(Change {
                             seen: r.seen_at,
+                            posted: r.edit.as_ref().and_then(|e| e.time).unwrap_or(r.seen_at),
                             day: d.number,
                             what: "编辑",
                             who: p.author.clone(),
@@ -306,6 +314,7 @@ fn collect(
                 let p = posts.iter().find(|p| p.pid == e.pid);
                 out.push(Change {
                     seen: e.at,
+                    posted: e.at,
                     day: d.number,
                     what: if e.event == "deleted" {
                         "删除"
@@ -322,7 +331,7 @@ fn collect(
             }
         }
     }
-    out.sort_by_key(|c| (c.seen, c.day, c.floor));
+    out.sort_by_key(|c| (c.posted, c.day, c.floor, c.seen));
     Ok(out)
 }
 

@@ -12,9 +12,9 @@ use crate::store::Store;
 use crate::testforum::{ForumSpec, TestForum};
 use crate::time::ManualClock;
 
-const FORUM: &str = include_str!("../../config/demo-forum.toml");
-const GAME: &str = include_str!("../../config/sample-game.toml");
-const RULES: &str = include_str!("../../rules/075-zhifou.toml");
+pub(super) const FORUM: &str = include_str!("../../config/demo-forum.toml");
+pub(super) const GAME: &str = include_str!("../../config/sample-game.toml");
+pub(super) const RULES: &str = include_str!("../../rules/075-zhifou.toml");
 /// The director's account on the demo forum.
 const DIRECTOR_UID: u64 = 1;
 /// The demo's "now": an hour after day 2's 关门, when the director checks the day.
@@ -150,7 +150,7 @@ fn section(title: &str) {
 }
 
 /// Config and cookie files hold secrets: keep them private to the user.
-fn private(p: &Path) {
+pub(super) fn private(p: &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -17,7 +17,6 @@ use crate::model::Timestamp;
 use crate::moderation::Card;
 use crate::rules::RuleSet;
 use crate::store::Store;
-use crate::time::{Clock, SystemClock};
 
 #[derive(Debug, Args)]
 pub struct FlagsArgs {
@@ -133,7 +132,7 @@ fn open(config: &Option<PathBuf>) -> Result<Game, CliError> {
 fn when(cfg: &Config, at: &Option<String>) -> Result<Timestamp, CliError> {
     match at {
         Some(s) => Ok(crate::game::tally::parse_at(cfg, s)?),
-        None => Ok(SystemClock.now()),
+        None => command_now(cfg),
     }
 }
 
@@ -167,7 +166,7 @@ pub fn run_flags(a: &FlagsArgs) -> CliResult {
             ))
         })?),
     };
-    let now = SystemClock.now();
+    let now = command_now(&g.cfg)?;
     let out = list_flags(&g.cfg, &g.rules, &mut g.store, a.day, status, now, a.format)?;
     emit(&out)
 }
@@ -209,7 +208,7 @@ pub fn run_cards(a: &CardsArgs) -> CliResult {
                 .store
                 .add_card(&forum, player, c.as_str(), "manual", clause, by, t)
                 .map_err(CliError::runtime)?;
-            println!("card {id}: {} for {player} by {by}", c.chinese());
+            println!("牌 {id}：{player} 得{}（{by}）", c.chinese());
             return Ok(());
         }
         Some(CardAction::FromActivity { day, by, at }) => {

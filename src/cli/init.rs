@@ -139,6 +139,9 @@ pub fn run(a: &InitArgs) -> CliResult {
             a.base_url
         )));
     }
+    if let Some(m) = crate::config::page_url_message(&a.base_url) {
+        return Err(CliError::Input(format!("--base-url {m}")));
+    }
     let tz: chrono_tz::Tz = a
         .timezone
         .parse()
@@ -178,7 +181,7 @@ pub fn run(a: &InitArgs) -> CliResult {
     }
     let name = a.name.clone().unwrap_or_else(|| rules.meta.name.clone());
     let rules_path = config_relative(&a.rules, &out_dir);
-    let head = header(a, &base, &name, &rules_path, tz.name());
+    let head = header(a, &base, &name, &rules_path, tz.name(), &out_dir);
     let (signups, signup_note) = match (a.signup, a.signup_pages.is_empty()) {
         (None, true) => (Vec::new(), None),
         (tid, false) => {
@@ -227,10 +230,11 @@ impl InitArgs {
     }
 }
 
-/// The rules path as the config should name it: relative to the config's folder when the
-/// file is inside it, else absolute.
-fn config_relative(rules: &Path, out_dir: &Path) -> String {
-    let abs = std::fs::canonicalize(rules).unwrap_or_else(|_| rules.to_path_buf());
+/// A path (the rule set, the cookie file) as the config should name it: relative to the
+/// config's folder when the file is inside it, else absolute (the config resolves paths
+/// against its own folder first, wherever bansha is run from).
+fn config_relative(path: &Path, out_dir: &Path) -> String {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if let Ok(dir) = std::fs::canonicalize(out_dir)
         && let Ok(rel) = abs.strip_prefix(&dir)
     {
@@ -243,14 +247,14 @@ fn q(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-fn header(a: &InitArgs, base: &str, name: &str, rules: &str, tz: &str) -> String {
+fn header(a: &InitArgs, base: &str, name: &str, rules: &str, tz: &str, out_dir: &Path) -> String {
     let charset = match a.charset() {
         crate::config::Charset::Auto => "auto",
         crate::config::Charset::Utf8 => "utf-8",
         crate::config::Charset::Gbk => "gbk",
     };
     let cookie = match &a.cookie_file {
-        Some(p) => format!("cookie_file = {}", q(&p.display().to_string())),
+        Some(p) => format!("cookie_file = {}", q(&config_relative(p, out_dir))),
         None => "# cookie_file = \"secrets/cookies.txt\"".to_string(),
     };
     let stem = a

@@ -5,6 +5,7 @@ mod activity;
 mod changes;
 mod demo;
 mod flags;
+mod forum;
 mod import;
 pub mod init;
 mod lock;
@@ -91,6 +92,19 @@ pub enum Command {
     /// The web page for the director and moderators: the day's tally and activity, the flag
     /// queue and card ledger, the game state and nights, live (127.0.0.1 by default).
     Serve(ServeArgs),
+    /// The test forum on 127.0.0.1 until stopped: the sample game's threads and a 报名帖,
+    /// to try `init`, `sync` and `run` on. Prints the base URL and what to run next.
+    TestForum(TestForumArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TestForumArgs {
+    /// Where the director's files go (cookies.txt, the rule set; the config you write).
+    #[arg(long, default_value = "bansha-test-forum")]
+    pub dir: PathBuf,
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 18080)]
+    pub port: u16,
 }
 
 #[derive(Debug, Args)]
@@ -351,13 +365,21 @@ pub fn emit(s: &str) -> CliResult {
 /// The game's timezone for log timestamps, set when a config is loaded (UTC before).
 static LOG_TZ: std::sync::OnceLock<chrono_tz::Tz> = std::sync::OnceLock::new();
 
+/// The command's clock for log timestamps (`BANSHA_CLOCK_START`), set with [`LOG_TZ`].
+static LOG_CLOCK: std::sync::OnceLock<std::sync::Arc<dyn crate::time::Clock>> =
+    std::sync::OnceLock::new();
+
 /// Log times in the game's timezone, as the director reads every other time.
 struct GameTime;
 
 impl tracing_subscriber::fmt::time::FormatTime for GameTime {
     fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
         use crate::time::Clock;
-        let ts = crate::time::SystemClock.now();
+        // The replay clock when one is set: a replayed day logs the replayed times.
+        let ts = match LOG_CLOCK.get() {
+            Some(c) => c.now(),
+            None => crate::time::SystemClock.now(),
+        };
         let now = chrono::DateTime::from_timestamp(ts, 0).unwrap_or_default();
         match LOG_TZ.get() {
             Some(tz) => write!(
@@ -401,7 +423,18 @@ pub fn init_tracing(verbose: u8) {
 pub fn load_config(arg: &ConfigArg) -> Result<crate::config::Config, CliError> {
     let cfg = crate::config::Config::load(&arg.config).map_err(CliError::input)?;
     let _ = LOG_TZ.set(cfg.tz);
+    if let Ok(c) = crate::time::process_clock(cfg.tz) {
+        let _ = LOG_CLOCK.set(c);
+    }
     Ok(cfg)
+}
+
+/// The moment a command answers as of: the replay clock (`BANSHA_CLOCK_START`) when set,
+/// else the real clock.
+pub fn command_now(cfg: &crate::config::Config) -> Result<crate::model::Timestamp, CliError> {
+    Ok(crate::time::process_clock(cfg.tz)
+        .map_err(CliError::Input)?
+        .now())
 }
 
 pub fn dispatch(cli: Cli) -> CliResult {
@@ -422,6 +455,7 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Flags(a) => flags::run_flags(&a),
         Command::Cards(a) => flags::run_cards(&a),
         Command::Serve(a) => serve::run(&a),
+        Command::TestForum(a) => forum::run(&a),
     }
 }
 

@@ -10,6 +10,9 @@ use crate::store::Store;
 
 pub fn run(a: &RunArgs, once: bool) -> CliResult {
     let cfg = load_config(&a.config)?;
+    // The day's reports need the rule set: refuse before the first request, not at 关门.
+    let rules = cfg.rules_file().map_err(CliError::input)?;
+    crate::rules::RuleSet::load(&rules).map_err(CliError::input)?;
     // Warnings (secret files readable by others) are logged by `from_config`.
     let (fetcher, _warnings) = Fetcher::from_config(&cfg).map_err(CliError::input)?;
     let reports_dir = match (&a.reports, &cfg.daemon.reports_dir) {
@@ -37,8 +40,17 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
     rt.block_on(async move {
         tokio::spawn(watch_signals(stop.clone()));
         if once {
-            let sum = daemon.sync_once().await.map_err(daemon_error)?;
+            // `sync --reports DIR` also writes the reports of the days closed by then.
+            let sum = if a.reports.is_some() {
+                daemon.step().await
+            } else {
+                daemon.sync_once().await
+            }
+            .map_err(daemon_error)?;
             emit(&format!("{}\n", summary_line(&sum)))?;
+            if let Some(msg) = daemon.game_over() {
+                eprintln!("bansha: {msg}");
+            }
             if sum.stopped {
                 return Err(CliError::Runtime(
                     "interrupted; the next sync resumes where this one stopped".into(),

@@ -12,9 +12,7 @@ pub fn run(a: &TallyArgs) -> CliResult {
     guard::require_players(&cfg)?;
     let as_of = match &a.at {
         Some(s) => parse_at(&cfg, s)?,
-        None => crate::time::process_clock(cfg.tz)
-            .map_err(CliError::Input)?
-            .now(),
+        None => command_now(&cfg)?,
     };
     let tid = vote_tid(&cfg, a.day)?;
     if let Some(opens) = cfg.day(a.day).and_then(|d| d.opens)

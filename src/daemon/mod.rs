@@ -6,6 +6,7 @@
 //! [`Daemon::step`] does one pass at the clock's time, so tests drive the daemon pass by
 //! pass without waiting on the wall clock; [`Daemon::run`] loops `step` until stopped.
 
+mod closing;
 pub mod discover;
 mod flags;
 pub mod plan;
@@ -256,8 +257,20 @@ impl Daemon {
                 msg: e.to_string(),
             })?;
             tracing::info!(day, files = files.len(), dir = %self.reports_dir.display(), "day closed: final reports written");
+            tracing::info!(
+                day,
+                "{}",
+                closing::day_closed_message(
+                    &self.cfg,
+                    day,
+                    &reports::day_dir(&self.reports_dir, day)
+                )
+            );
             self.written.insert(day);
             sum.reports.extend(files);
+        }
+        if let Some(msg) = self.finished_game(&mut sum)? {
+            self.game_over = Some(msg);
         }
         Ok(sum)
     }
@@ -278,9 +291,8 @@ impl Daemon {
                 r => r?,
             };
             first = false;
-            if let Some(msg) = self.finished_game() {
+            if let Some(msg) = &self.game_over {
                 tracing::info!("{msg}");
-                self.game_over = Some(msg);
                 break;
             }
             if !sum.errors.is_empty() {
@@ -306,27 +318,51 @@ impl Daemon {
         self.game_over.as_deref()
     }
 
-    /// The game is over when a `game-over` event's time has passed and every day that
-    /// closed before it has its reports. The config file is re-read for its events, so an
-    /// event the director adds while the daemon runs is seen at the next pass.
-    fn finished_game(&mut self) -> Option<String> {
+    /// The game is over when a `game-over` event's time has passed, or the engine's
+    /// timeline has a winner by the clock (through the writer: `bansha state` as of the
+    /// clock), and every day that closed before then has its reports. Then the 结算 公示 is
+    /// written (once). The config file is re-read for its events, so an event the director
+    /// adds while the daemon runs is seen at the next pass.
+    fn finished_game(&mut self, sum: &mut PassSummary) -> Result<Option<String>, DaemonError> {
         if self.cfg.path.is_file()
             && let Ok(c) = Config::load(&self.cfg.path)
         {
             self.cfg.events = c.events;
         }
         let now = self.clock.now();
-        let (winner, at) = self.cfg.game_over(now)?;
+        let recorded = self.cfg.game_over(now).map(|(w, at)| (w.to_string(), at));
+        let engine = self.writer.engine_winner(&self.cfg, &self.store, now);
+        let (winner, at, source) = match (&recorded, &engine) {
+            (Some((w, at)), _) => (w.clone(), *at, "recorded"),
+            (None, Some(w)) => (w.clone(), now, "the engine's timeline"),
+            (None, None) => return Ok(None),
+        };
         let pending = self.cfg.days.iter().any(|d| {
             d.closes.is_some_and(|c| self.cfg.ts(c) <= at) && !self.written.contains(&d.number)
         });
         if pending {
-            return None;
+            return Ok(None);
         }
-        Some(format!(
-            "game over: {winner} (recorded at {}); every closed day has its reports; nothing more to poll",
+        let settlement = reports::settlement_path(&self.reports_dir);
+        if !settlement.exists() {
+            // The director's winner heads the 结算 when the engine has none of its own.
+            let headline = engine.is_none().then_some(winner.as_str());
+            let files = self
+                .writer
+                .write_settlement(&self.cfg, &self.store, &self.reports_dir, headline, now)
+                .map_err(|e| DaemonError::Reports {
+                    day: 0,
+                    msg: format!("the 结算 公示: {e:#}"),
+                })?;
+            if !files.is_empty() {
+                tracing::info!(file = %settlement.display(), "game over: 结算 公示 written");
+            }
+            sum.reports.extend(files);
+        }
+        Ok(Some(format!(
+            "game over: {winner} ({source} at {}); every closed day has its reports; nothing more to poll",
             self.cfg.fmt_time(at)
-        ))
+        )))
     }
 
     /// Re-tally the days whose 投票帖 changed in this pass and log the differences.
@@ -421,7 +457,7 @@ impl Daemon {
         final_pass: bool,
         sum: &mut PassSummary,
     ) -> Result<(), DaemonError> {
-        for &tid in tids {
+        for (i, &tid) in tids.iter().enumerate() {
             if self.stopped() {
                 sum.stopped = true;
                 return Ok(());
@@ -429,6 +465,12 @@ impl Daemon {
             if let Some(why) = self.gone.get(&tid) {
                 tracing::debug!(tid, "skipped (gone: {why})");
                 continue;
+            }
+            if self.progress {
+                // An interactive sync says what it reads before each thread's first
+                // request (requests are `min_interval_ms` apart: a first sync of nine
+                // threads is half a minute of them).
+                eprintln!("{}", progress_line(&self.cfg, tid, i + 1, tids.len()));
             }
             sum.threads += 1;
             match self.poll_thread(tid, final_pass, sum).await {
@@ -1268,6 +1310,24 @@ fn log_changes(cfg: &Config, tp: &ThreadPage, c: &PageChanges) {
     for (pid, old, new) in &c.refloored {
         tracing::info!(tid = tp.tid, pid, old = %floor_text::floor(*old), new = %floor_text::floor(*new), "floor renumbered");
     }
+}
+
+/// `读取 2/9：第1天 投票帖 1002…`: the line an interactive sync prints per thread.
+fn progress_line(cfg: &Config, tid: u64, n: usize, of: usize) -> String {
+    let what = cfg
+        .threads()
+        .into_iter()
+        .find(|(_, _, t)| *t == tid)
+        .map(|(day, kind, _)| {
+            let k = match kind {
+                crate::config::ThreadKind::Discussion => "讨论帖",
+                crate::config::ThreadKind::Vote => "投票帖",
+                crate::config::ThreadKind::Process => "进程帖",
+            };
+            format!("第{day}天 {k} ")
+        })
+        .unwrap_or_default();
+    format!("读取 {n}/{of}：{what}{tid}…")
 }
 
 fn progress_bar(tid: u64, start: u32, total: u32) -> ProgressBar {

@@ -174,10 +174,15 @@ pub fn reports_due(cfg: &Config, now: Timestamp, written: &BTreeSet<u32>) -> Vec
 }
 
 /// When to wake next: after the poll interval, or earlier when a day's reports fall due
-/// (关门 + grace) or the final hour begins.
+/// (关门 + grace) or the final hour begins. Reports that fell due during the pass just made
+/// (a long pass, a postponed final re-read) are tried again at the final hour's interval,
+/// not left for the next ordinary poll.
 pub fn next_wake(cfg: &Config, now: Timestamp, written: &BTreeSet<u32>) -> Timestamp {
     let grace = cfg.daemon.grace_secs as i64;
     let mut wake = now + poll_interval(cfg, now).max(1);
+    if !reports_due(cfg, now, written).is_empty() {
+        wake = wake.min(now + (cfg.daemon.final_hour_interval_secs as i64).max(1));
+    }
     for d in &cfg.days {
         let Some(c) = d.vote_closes.or(d.closes).map(|c| cfg.ts(c)) else {
             continue;
@@ -347,7 +352,8 @@ closes = "2026-03-06 21:00"
     #[test]
     fn wake_lands_on_final_hour_close_and_grace() {
         let c = cfg();
-        let none = BTreeSet::new();
+        // Day 1's reports are written (day 2 is the one closing).
+        let none: BTreeSet<u32> = [1].into();
         assert_eq!(
             next_wake(&c, at(&c, "2026-03-05 19:58"), &none),
             at(&c, "2026-03-05 20:00")
@@ -360,10 +366,26 @@ closes = "2026-03-06 21:00"
             next_wake(&c, at(&c, "2026-03-05 21:01"), &none),
             at(&c, "2026-03-05 21:02")
         );
-        let done: BTreeSet<u32> = [2].into();
+        let done: BTreeSet<u32> = [1, 2].into();
         assert_eq!(
             next_wake(&c, at(&c, "2026-03-05 21:01"), &done),
             at(&c, "2026-03-05 21:06")
+        );
+    }
+
+    #[test]
+    fn reports_that_fell_due_during_a_pass_are_not_left_for_the_next_poll() {
+        // The pass ended after 关门 + grace with day 2's reports unwritten: retried at the
+        // final hour's interval (60 s), not the ordinary 300 s.
+        let c = cfg();
+        assert_eq!(
+            next_wake(&c, at(&c, "2026-03-05 21:03"), &[1].into()),
+            at(&c, "2026-03-05 21:04")
+        );
+        let done: BTreeSet<u32> = [1, 2].into();
+        assert_eq!(
+            next_wake(&c, at(&c, "2026-03-05 21:03"), &done),
+            at(&c, "2026-03-05 21:08")
         );
     }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::game::reports::{DayReport, FORMATS, day_report};
 use crate::model::Timestamp;
+use crate::report::Format;
 use crate::store::Store;
 
 /// Writes a day's reports into `dir` (the reports root) as of `now` (the daemon's clock);
@@ -22,6 +23,31 @@ pub trait ReportWriter {
         dir: &Path,
         now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>>;
+
+    /// The winner line when the engine's timeline has the game over by `now` (`None`: the
+    /// game goes on, or the writer cannot tell).
+    fn engine_winner(&self, _cfg: &Config, _store: &Store, _now: Timestamp) -> Option<String> {
+        None
+    }
+
+    /// Write the game's 结算 公示 into `root` (`结算.bbcode`, `结算.txt`: the state as of
+    /// `now`): `headline` (the director's `game-over` winner) first when the engine's
+    /// timeline has none.
+    fn write_settlement(
+        &self,
+        _cfg: &Config,
+        _store: &Store,
+        _root: &Path,
+        _headline: Option<&str>,
+        _now: Timestamp,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The file of the game's 结算 公示 (its existence: written).
+pub fn settlement_path(root: &Path) -> PathBuf {
+    root.join("结算.bbcode")
 }
 
 /// Any closure with the right shape is a writer (tests, the demo).
@@ -138,6 +164,46 @@ impl ReportWriter for PostsOnly {
 pub struct StandardReports;
 
 impl ReportWriter for StandardReports {
+    fn engine_winner(&self, cfg: &Config, store: &Store, now: Timestamp) -> Option<String> {
+        let at = cfg.fmt_time(now);
+        let json = crate::game::night::state_report(cfg, store, Some(&at), Format::Json).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&json).ok()?;
+        super::closing::winner_of_state(&v)
+    }
+
+    fn write_settlement(
+        &self,
+        cfg: &Config,
+        store: &Store,
+        root: &Path,
+        headline: Option<&str>,
+        now: Timestamp,
+    ) -> anyhow::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(root)?;
+        let at = cfg.fmt_time(now);
+        let mut files = Vec::new();
+        // The text first: the BBCode's existence marks the 结算 written.
+        for (format, path) in [
+            (Format::Text, root.join("结算.txt")),
+            (Format::Bbcode, settlement_path(root)),
+        ] {
+            let mut text = match headline {
+                Some(h) if format == Format::Bbcode => format!("[b]{h}[/b]\n"),
+                Some(h) => format!("{h}\n"),
+                None => String::new(),
+            };
+            match crate::game::night::state_report(cfg, store, Some(&at), format) {
+                Ok(s) => text.push_str(&s),
+                Err(e) => {
+                    tracing::warn!("the game's state for the 结算: {e}; it has the winner only")
+                }
+            }
+            write_atomic(&path, text.as_bytes())?;
+            files.push(path);
+        }
+        Ok(files)
+    }
+
     fn write_day(
         &self,
         cfg: &Config,

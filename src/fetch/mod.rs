@@ -18,7 +18,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::config::{Charset, Config};
-pub use cookies::{CookieJar, load_cookies_txt, permission_warning};
+pub use cookies::{
+    CookieFile, CookieJar, load_cookie_file, load_cookies_txt, parse_cookie_file,
+    permission_warning,
+};
 
 /// A desktop browser User-Agent: no `bot`/`spider`/`crawl` (robots get stripped pages)
 /// and no phone words (phones get the touch template).
@@ -294,7 +297,14 @@ impl Fetcher {
                 if let Some(w) = permission_warning(&p) {
                     warn(w);
                 }
-                load_cookies_txt(&p, &host)?
+                let file = load_cookie_file(&p, &host)?;
+                // Before the first request: an expired login is a warning, not a surprise.
+                // The forum judges expiry by the real clock, even when replaying a game.
+                let now = crate::time::Clock::now(&crate::time::SystemClock);
+                for w in file.expiry_warnings(now) {
+                    warn(format!("{}: {w}", p.display()));
+                }
+                file.jar
             }
             None => CookieJar::new(),
         };

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::{Error, Result, guard};
 use crate::activity::{self, Game, render};
 use crate::config::{Config, ThreadKind};
-use crate::model::Post;
+use crate::model::{Post, Timestamp};
 use crate::report::Format;
 use crate::roster::Roster;
 use crate::rules::RuleSet;
@@ -28,6 +28,7 @@ fn load<'a>(
     store: &Store,
     day: u32,
     kinds: &[ThreadKind],
+    now: Timestamp,
 ) -> Result<Loaded<'a>> {
     activity::day_window(cfg, &rules.activity, day).map_err(Error::input)?;
     guard::require_players(cfg)?;
@@ -40,10 +41,12 @@ fn load<'a>(
         tids.extend(d.vote);
         tids.extend(d.process);
     }
+    // As of `now` (a replay clock included): posts made after it are not counted yet.
     let mut posts = HashMap::new();
     for tid in tids {
-        let stored = store.posts(&forum, tid).map_err(Error::runtime)?;
-        posts.insert(tid, super::authors::as_seats(cfg, stored));
+        let mut p = store.posts(&forum, tid).map_err(Error::runtime)?;
+        p.retain(|p| p.time <= now);
+        posts.insert(tid, super::authors::as_seats(cfg, p));
     }
     Ok(Loaded {
         cfg,
@@ -133,7 +136,18 @@ pub fn stored_activity(
     store: &Store,
     day: u32,
 ) -> Result<activity::ActivityReport> {
-    let l = load(cfg, rules, store, day, &ACTIVITY_THREADS)?;
+    stored_activity_at(cfg, rules, store, day, Timestamp::MAX)
+}
+
+/// [`stored_activity`] as of `now`: the posts made by then (a replayed day before 关门).
+pub fn stored_activity_at(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+    day: u32,
+    now: Timestamp,
+) -> Result<activity::ActivityReport> {
+    let l = load(cfg, rules, store, day, &ACTIVITY_THREADS, now)?;
     report_of(&l, day)
 }
 
@@ -144,7 +158,18 @@ pub fn stored_elevator(
     store: &Store,
     day: u32,
 ) -> Result<activity::Elevator> {
-    let l = load(cfg, rules, store, day, &[ThreadKind::Discussion])?;
+    stored_elevator_at(cfg, rules, store, day, Timestamp::MAX)
+}
+
+/// [`stored_elevator`] as of `now`: the posts made by then.
+pub fn stored_elevator_at(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+    day: u32,
+    now: Timestamp,
+) -> Result<activity::Elevator> {
+    let l = load(cfg, rules, store, day, &[ThreadKind::Discussion], now)?;
     let voted = BTreeMap::new();
     let g = Game {
         cfg: l.cfg,

@@ -125,12 +125,12 @@ pub fn cards_from_activity(
             .map_err(Error::runtime)?;
         let _ = writeln!(
             out,
-            "card {id}: {} for {name} ({rule}, day {day})",
+            "牌 {id}：{name} 得{}（{rule}，第{day}天）",
             card.chinese()
         );
     }
     if out.is_empty() {
-        let _ = writeln!(out, "day {day}: no new fixed-card violations");
+        let _ = writeln!(out, "第{day}天：没有新的固定处罚违规");
     }
     Ok(out)
 }
@@ -178,9 +178,9 @@ pub fn confirm_flag(
         )
         .map_err(Error::input)?;
     Ok(format!(
-        "flag {id}: confirmed, {} for {} (card {}) by {by} at {}",
-        card.chinese(),
+        "标记 {id}：已确认，{} 得{}（牌 {}），{by} 于 {}",
         f.flag.author,
+        card.chinese(),
         cid.unwrap_or_default(),
         cfg.fmt_time(t)
     ))
@@ -202,8 +202,8 @@ pub fn dismiss_flag(
         .decide_flag(&cfg.forum_key(), id, "dismissed", None, by, t, phrase)
         .map_err(Error::input)?;
     Ok(match phrase {
-        Some(p) => format!("flag {id}: dismissed by {by}; 「{p}」 whitelisted for this game"),
-        None => format!("flag {id}: dismissed by {by}"),
+        Some(p) => format!("标记 {id}：已驳回（{by}）；「{p}」本局不再标记"),
+        None => format!("标记 {id}：已驳回（{by}）"),
     })
 }
 
@@ -219,10 +219,7 @@ pub fn withdraw_card(
     store
         .withdraw_card(&cfg.forum_key(), id, by, t)
         .map_err(Error::input)?;
-    Ok(format!(
-        "card {id}: withdrawn by {by} at {}",
-        cfg.fmt_time(t)
-    ))
+    Ok(format!("牌 {id}：已撤销（{by} 于 {}）", cfg.fmt_time(t)))
 }
 
 /// A player post whose enlarged text could not be checked: read only through the mobile
@@ -334,12 +331,16 @@ fn decidable(cfg: &Config, store: &Store, id: i64) -> Result<FlagRow, Error> {
     let f = store
         .flag(&cfg.forum_key(), id)
         .map_err(Error::runtime)?
-        .ok_or_else(|| Error::Input(format!("flag {id}: no such flag")))?;
+        .ok_or_else(|| Error::Input(format!("标记 {id} 不存在（见 bansha flags）")))?;
     if f.status != "open" {
         return Err(Error::Input(format!(
-            "flag {id}: already {} by {} at {}; a decided flag is not decided again (withdraw its card with `bansha cards withdraw`)",
-            f.status,
+            "标记 {id}：已由 {} {}（{}）；已处理的标记不再处理（撤销其牌用 `bansha cards withdraw`）",
             f.decided_by.as_deref().unwrap_or("?"),
+            if f.status == "confirmed" {
+                "确认"
+            } else {
+                "驳回"
+            },
             f.decided_at.map(|t| cfg.fmt_time(t)).unwrap_or_default()
         )));
     }

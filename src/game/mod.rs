@@ -8,6 +8,7 @@ pub mod activity;
 pub mod authors;
 pub mod flags;
 pub mod guard;
+pub mod import;
 pub mod night;
 pub mod reports;
 pub mod tally;
@@ -66,7 +67,9 @@ impl Game {
     /// Load the config's rule set and open its existing database (read-write, never
     /// created: a missing database is an error naming it).
     pub fn open(cfg: Config) -> Result<Game> {
-        let rules = RuleSet::load(&cfg.rules_path()).map_err(Error::input)?;
+        // A missing rule file names `game.rules` and where it was looked for.
+        let path = cfg.rules_file().map_err(Error::input)?;
+        let rules = RuleSet::load(&path).map_err(Error::input)?;
         let store = guard::open_store(&cfg)?;
         Ok(Game { cfg, rules, store })
     }

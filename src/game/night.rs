@@ -13,10 +13,12 @@ use crate::night::{self, Until, render};
 use crate::report::Format;
 use crate::rules::RuleSet;
 use crate::store::Store;
+use crate::votes::OutcomeKind;
 
 /// The rule set's `[engine]` section, or a clear error.
 pub fn engine_rules(cfg: &Config) -> Result<(RuleSet, EngineRules), Error> {
-    let rules = RuleSet::load(&cfg.rules_path()).map_err(Error::input)?;
+    let path = cfg.rules_file().map_err(Error::input)?;
+    let rules = RuleSet::load(&path).map_err(Error::input)?;
     let e = rules.engine.clone().ok_or_else(|| {
         Error::Input(format!(
             "{}: no [engine] section: this rule set cannot resolve nights yet",
@@ -80,7 +82,7 @@ pub fn resolve_night(
     for k in first..night {
         if !phases.iter().any(|p| p.kind == "night" && p.number == k) {
             return Err(Error::Input(format!(
-                "{} has no result yet: resolve it first (bansha night --night {k} --actions …)",
+                "{}还没有结算结果：先结算它（bansha night --night {k} --actions …）",
                 night::phase_label("night", k)
             )));
         }
@@ -95,7 +97,7 @@ pub fn resolve_night(
     .map_err(Error::input)?;
     if let Some(p) = tl.problems.first() {
         return Err(Error::Input(format!(
-            "the timeline before {} does not resolve: {p}",
+            "{}之前的时间线无法结算：{p}",
             night::phase_label("night", night)
         )));
     }
@@ -206,6 +208,12 @@ pub fn state_report(
     let reds = red_cards(cfg, &ruleset, store)?;
     let (until, as_of) = match at {
         Some(t) => (Until::At(super::tally::parse_at(cfg, t)?), t.to_string()),
+        // A replay clock: the game as it stood then, not every fact the config records.
+        None if crate::time::replaying() => {
+            let now = crate::time::process_clock(cfg.tz).map_err(Error::Input)?;
+            let now = crate::time::Clock::now(&*now);
+            (Until::At(now), cfg.fmt_time(now))
+        }
         None => (Until::All, "当前".to_string()),
     };
     let tl = night::replay(cfg, &rules, &phases, &reds, until).map_err(Error::input)?;
@@ -265,7 +273,7 @@ fn resolve_or_prompt(
             Ok(Err(Resolved::NeedInput {
                 prompt: printed,
                 message: format!(
-                    "{label} needs an answer from {} (<{}>): add it to {} and run again; nothing was stored",
+                    "{label}需要 {} 回答<{}>：把答案加入 {} 后再运行；这次没有保存任何结果",
                     prompt.player,
                     prompt.skill,
                     source.display()
@@ -276,11 +284,36 @@ fn resolve_or_prompt(
             "{}: {}",
             source.display(),
             list.iter()
-                .map(|i| i.to_string())
+                .map(|i| format!("{i}{}", near_name(rules, state, &i.reason)))
                 .collect::<Vec<_>>()
                 .join(&format!("\n{}: ", source.display()))
         ))),
         Err(e) => Err(Error::Input(format!("{}: {e}", source.display()))),
+    }
+}
+
+/// For the engine's "no such player / skill" reasons, the closest names (as the tally
+/// suggests for a misspelt 投票对象): `；最接近的玩家：…` / `；最接近的技能：…`, else "".
+fn near_name(rules: &EngineRules, state: &bansha_engine::GameState, reason: &str) -> String {
+    let player = reason
+        .strip_suffix(" 不是本局玩家")
+        .map(|w| w.strip_prefix("目标 ").unwrap_or(w));
+    let (written, names, what) = if let Some(w) = player {
+        let names: Vec<String> = state.players.iter().map(|p| p.name.clone()).collect();
+        (w, names, "玩家")
+    } else if let Some(w) = reason
+        .strip_prefix("规则中没有技能<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        (w, rules.skills.keys().cloned().collect::<Vec<_>>(), "技能")
+    } else {
+        return String::new();
+    };
+    let near = crate::votes::closest_names(&names, written);
+    if near.is_empty() {
+        String::new()
+    } else {
+        format!("；最接近的{what}：{}", near.join("、"))
     }
 }
 
@@ -370,13 +403,13 @@ pub fn confirm_day(
     .map_err(Error::input)?;
     if let Some(p) = tl.problems.first() {
         return Err(Error::Input(format!(
-            "the timeline before {} does not resolve: {p}",
+            "{}之前的时间线无法结算：{p}",
             night::phase_label("day", day)
         )));
     }
     let (outs, sheriff) = match (tally.outcome.kind, &tally.outcome.player) {
-        ("elected", Some(p)) => (Vec::new(), Some(p.clone())),
-        ("eliminated", Some(p)) => (
+        (OutcomeKind::Elected, Some(p)) => (Vec::new(), Some(p.clone())),
+        (OutcomeKind::Eliminated, Some(p)) => (
             vec![(p.clone(), day_cause(&rules, &tally.outcome.via))],
             None,
         ),

@@ -65,11 +65,11 @@ pub fn day_report(
             Ok(super::tally::render(cfg, &t, format))
         }
         DayReport::Activity => {
-            let r = super::activity::stored_activity(cfg, rules, store, day)?;
+            let r = super::activity::stored_activity_at(cfg, rules, store, day, now)?;
             Ok(super::activity::render_activity(cfg, &r, format))
         }
         DayReport::Elevator => {
-            let e = super::activity::stored_elevator(cfg, rules, store, day)?;
+            let e = super::activity::stored_elevator_at(cfg, rules, store, day, now)?;
             Ok(super::activity::render_elevator(cfg, &e, format))
         }
         DayReport::Flags => {

@@ -591,6 +591,28 @@ pub fn state_json<'a>(
     }
 }
 
+/// Rows as text columns two spaces apart, each column as wide as its widest cell (display
+/// width); the first column (seats) right-aligned, the last not padded.
+fn aligned(rows: &[[String; 6]]) -> String {
+    use crate::report::{max_width, pad_left, pad_right};
+    let widths: Vec<usize> = (0..6)
+        .map(|c| max_width(rows.iter().map(|r| r[c].as_str()), 0))
+        .collect();
+    let mut s = String::new();
+    for r in rows {
+        let mut line = pad_left(&r[0], widths[0]);
+        for c in 1..5 {
+            line.push_str("  ");
+            line.push_str(&pad_right(&r[c], widths[c]));
+        }
+        line.push_str("  ");
+        line.push_str(&r[5]);
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
 pub fn state_text(
     game: &str,
     st: &GameState,
@@ -599,7 +621,9 @@ pub fn state_text(
     cards: Option<&CardsView>,
 ) -> String {
     let mut s = format!("{game} — 局势（{as_of}）\n\n");
-    s.push_str("座位  玩家  身份  阵营  状态  技能\n");
+    // Columns aligned by display width (a CJK character takes two columns).
+    let mut rows: Vec<[String; 6]> =
+        vec![["座位", "玩家", "身份", "阵营", "状态", "技能"].map(String::from)];
     for p in &st.players {
         let role = match &p.apparent_role {
             Some(a) => format!("{}（显示为{a}）", p.role),
@@ -645,21 +669,21 @@ pub fn state_text(
         } else {
             format!("  [{}]", extra.join("，"))
         };
-        s.push_str(&format!(
-            "{:>3}  {}  {}  {}  {}  {}{}\n",
-            p.seat,
-            p.name,
+        let skills = if skills.is_empty() {
+            "—".into()
+        } else {
+            skills.join("、")
+        };
+        rows.push([
+            p.seat.to_string(),
+            p.name.clone(),
             role,
             camp,
             status,
-            if skills.is_empty() {
-                "—".into()
-            } else {
-                skills.join("、")
-            },
-            extra
-        ));
+            skills + &extra,
+        ]);
     }
+    s.push_str(&aligned(&rows));
     s.push_str(&format!(
         "\n警长：{}\n",
         st.sheriff.as_deref().unwrap_or("无")
@@ -724,6 +748,10 @@ pub fn state_text(
 /// What is public: seats, who is in the game, who is out (in order), the 警长.
 pub fn state_bbcode(game: &str, st: &GameState, cards: Option<&CardsView>) -> String {
     let mut s = format!("[b]{}[/b]\n", esc(game));
+    // The end of the game, as each phase's 公示 announces it (the 结算 公示 opens with it).
+    if let Some(w) = &st.winner {
+        s.push_str(&format!("[b]{}[/b]\n", esc(&winner_text(w))));
+    }
     let alive: Vec<String> = st
         .alive()
         .map(|p| format!("{}. {}", p.seat, esc(&p.name)))

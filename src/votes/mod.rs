@@ -17,5 +17,6 @@ mod totals;
 mod weigh;
 
 pub use ballot::{BallotText, MisspelledLabel, misspelled_label, parse_ballot};
+pub use names::closest_names;
 pub(crate) use tally::cause_zh;
-pub use tally::{Ballot, EditedPost, Outcome, Tally, TallyInput, Total, tally};
+pub use tally::{Ballot, EditedPost, Outcome, OutcomeKind, Tally, TallyInput, Total, tally};

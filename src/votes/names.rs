@@ -88,6 +88,20 @@ impl<'a> Names<'a> {
                 containing.join("、")
             );
         }
+        let names = self.closest(written);
+        if names.is_empty() {
+            format!("投票对象『{written}』不是本局玩家")
+        } else {
+            format!(
+                "投票对象『{written}』不是本局玩家；最接近的玩家：{}",
+                names.join("、")
+            )
+        }
+    }
+
+    /// Up to three names closest to `written`, closest first.
+    fn closest(&mut self, written: &str) -> Vec<&'a str> {
+        let players = self.players;
         if self.chars.is_empty() {
             self.chars = players.iter().map(|p| p.chars().collect()).collect();
         }
@@ -122,16 +136,18 @@ impl<'a> Names<'a> {
             }
         }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let names: Vec<&str> = scored.iter().take(3).map(|(_, p)| p.as_str()).collect();
-        if names.is_empty() {
-            format!("投票对象『{written}』不是本局玩家")
-        } else {
-            format!(
-                "投票对象『{written}』不是本局玩家；最接近的玩家：{}",
-                names.join("、")
-            )
-        }
+        scored.iter().take(3).map(|(_, p)| p.as_str()).collect()
     }
+}
+
+/// Up to three of `names` closest to `written` (the tally's measure for a misspelt
+/// 投票对象), closest first: for suggestions wherever a name is not found.
+pub fn closest_names(names: &[String], written: &str) -> Vec<String> {
+    Names::new(names)
+        .closest(written)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// Punctuation in one width: full-width ASCII forms (`（`, `，`, `！`…) and the ideographic
