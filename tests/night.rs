@@ -56,7 +56,7 @@ skill = "认亲"
 targets = ["狼1"]
 "#;
 
-const N1: &str = r#"
+pub(crate) const N1: &str = r#"
 [[action]]
 actor = "狼2"
 skill = "杀人"

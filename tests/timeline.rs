@@ -9,19 +9,8 @@
 use serde_json::Value;
 
 use crate::common::{SEATS_075, bansha};
+use crate::night::N1; // 075 night 1: the wolves 指杀 民3.
 use crate::red_cards::{Game, N0, player, post, store_thread, uid, votes};
-
-/// 075 night 1: the wolves 指杀 民3.
-const N1: &str = r#"
-[[action]]
-actor = "狼2"
-skill = "杀人"
-targets = ["民3"]
-[[action]]
-actor = "预言"
-skill = "预言"
-targets = ["混血"]
-"#;
 
 /// `who` posts in day `day`'s 讨论帖 at `time`.
 fn talk(g: &Game, day: u32, who: &str, time: &str) {

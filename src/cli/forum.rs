@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::config::Config;
-use crate::testforum::{ForumSpec, PostSpec, TestForum, ThreadSpec};
+use bansha_testforum::{ForumSpec, PostSpec, TestForum, ThreadSpec};
 
 /// The 报名帖's thread id (the sample game's threads are 1001… and 2001…).
 pub(super) const SIGNUP_TID: u64 = 1000;

@@ -3,8 +3,10 @@
 
 mod activity;
 mod changes;
+#[cfg(feature = "demo")]
 mod demo;
 mod flags;
+#[cfg(feature = "demo")]
 mod forum;
 mod import;
 pub mod init;
@@ -54,6 +56,7 @@ pub struct FormatArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The whole pipeline on an embedded sample game, over loopback HTTP.
+    #[cfg(feature = "demo")]
     Demo(DemoArgs),
     /// Validate rule files; every problem as `file:key: message`.
     CheckRules {
@@ -94,6 +97,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// The test forum on 127.0.0.1 until stopped: the sample game's threads and a 报名帖,
     /// to try `init`, `sync` and `run` on. Prints the base URL and what to run next.
+    #[cfg(feature = "demo")]
     TestForum(TestForumArgs),
 }
 
@@ -440,6 +444,7 @@ pub fn command_now(cfg: &crate::config::Config) -> Result<crate::model::Timestam
 pub fn dispatch(cli: Cli) -> CliResult {
     match cli.command {
         Command::CheckRules { files } => check_rules(&files),
+        #[cfg(feature = "demo")]
         Command::Demo(a) => demo::run(&a),
         Command::Import(a) => import::run(&a),
         Command::Posts(a) => posts::run(&a),
@@ -455,6 +460,7 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Flags(a) => flags::run_flags(&a),
         Command::Cards(a) => flags::run_cards(&a),
         Command::Serve(a) => serve::run(&a),
+        #[cfg(feature = "demo")]
         Command::TestForum(a) => forum::run(&a),
     }
 }

@@ -116,16 +116,22 @@ const ACTIVITY_THREADS: [ThreadKind; 3] = [
     ThreadKind::Process,
 ];
 
+impl Loaded<'_> {
+    /// What the pure core reads, with who voted on which day.
+    fn game<'a>(&'a self, voted: &'a BTreeMap<u32, BTreeSet<String>>) -> Game<'a> {
+        Game {
+            cfg: self.cfg,
+            rules: &self.rules.activity,
+            roster: &self.roster,
+            posts: &self.posts,
+            voted,
+        }
+    }
+}
+
 fn report_of(l: &Loaded, day: u32) -> Result<activity::ActivityReport> {
     let voted = voted(l, day);
-    let g = Game {
-        cfg: l.cfg,
-        rules: &l.rules.activity,
-        roster: &l.roster,
-        posts: &l.posts,
-        voted: &voted,
-    };
-    activity::report(&g, day).map_err(Error::input)
+    activity::report(&l.game(&voted), day).map_err(Error::input)
 }
 
 /// The day's activity report from the store (what `bansha activity` prints, the web page
@@ -170,15 +176,8 @@ pub fn stored_elevator_at(
     now: Timestamp,
 ) -> Result<activity::Elevator> {
     let l = load(cfg, rules, store, day, &[ThreadKind::Discussion], now)?;
-    let voted = BTreeMap::new();
-    let g = Game {
-        cfg: l.cfg,
-        rules: &l.rules.activity,
-        roster: &l.roster,
-        posts: &l.posts,
-        voted: &voted,
-    };
-    activity::elevator(&g, day).map_err(Error::input)
+    // The 电梯 counts posts; who voted does not enter it.
+    activity::elevator(&l.game(&BTreeMap::new()), day).map_err(Error::input)
 }
 
 /// The activity report as `bansha activity` prints it.

@@ -30,13 +30,22 @@ impl FileError {
     /// counts entries (`day[1]` is the first `[[day]]`, as `action[1]` is the first
     /// `[[action]]`); the parser counts from 0.
     pub fn counted(mut self) -> Self {
-        let re = regex::Regex::new(r"\[(\d+)\]").expect("regex");
-        self.key = re
-            .replace_all(&self.key, |c: &regex::Captures| {
-                let n: usize = c[1].parse().unwrap_or(0);
-                format!("[{}]", n + 1)
-            })
-            .into_owned();
+        let mut out = String::with_capacity(self.key.len());
+        let mut rest = self.key.as_str();
+        while let Some(open) = rest.find('[') {
+            out.push_str(&rest[..=open]);
+            rest = &rest[open + 1..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            match rest[..digits].parse::<usize>() {
+                Ok(n) if rest[digits..].starts_with(']') => {
+                    out.push_str(&(n + 1).to_string());
+                    rest = &rest[digits..];
+                }
+                _ => {}
+            }
+        }
+        out.push_str(rest);
+        self.key = out;
         self
     }
 
@@ -93,4 +102,22 @@ pub fn load_toml<T: DeserializeOwned>(file: &Path) -> Result<T, FileError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| FileError::new(file, "", format!("cannot read: {e}")))?;
     parse_toml(file, &text)
+}
+
+#[cfg(test)]
+mod counted_tests {
+    use super::FileError;
+
+    #[test]
+    fn counted_numbers_every_index_from_one() {
+        let e = |k: &str| {
+            FileError::new(std::path::Path::new("g.toml"), k, "m")
+                .counted()
+                .key
+        };
+        assert_eq!(e("day[0].closes"), "day[1].closes");
+        assert_eq!(e("player[9].aliases[10]"), "player[10].aliases[11]");
+        assert_eq!(e("forum.base_url"), "forum.base_url");
+        assert_eq!(e("x[a]"), "x[a]");
+    }
 }
