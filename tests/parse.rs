@@ -1006,18 +1006,18 @@ fn stock_page_with_every_part_around_the_posts_reads_its_posts() {
     assert_eq!(p.tid, 9201);
     assert_eq!(p.title, "【第五届】版杀 第二天 讨论帖");
     assert_eq!((p.page, p.total_pages), (2, 3));
-    let rows: Vec<(Option<u64>, Option<u32>, &str, Option<u64>)> = p
+    let rows: Vec<String> = p
         .posts
         .iter()
-        .map(|x| (x.pid, x.floor, x.author.as_str(), x.uid))
+        .map(|x| format!("{:?} {:?} {} {:?}", x.pid, x.floor, x.author, x.uid))
         .collect();
     assert_eq!(
         rows,
-        vec![
-            (Some(920111), Some(11), "白色防御者", Some(302)),
-            (Some(920112), Some(12), "月下导演", Some(301)),
-            (Some(920113), Some(13), "傻树", Some(303)),
-            (Some(920114), Some(14), "甲", Some(304)),
+        [
+            "Some(920111) Some(11) 白色防御者 Some(302)",
+            "Some(920112) Some(12) 月下导演 Some(301)",
+            "Some(920113) Some(13) 傻树 Some(303)",
+            "Some(920114) Some(14) 甲 Some(304)",
         ]
     );
     // `span[title]` of the time; 昨天 relative to the fetch (2024-03-03) otherwise unused.

@@ -17,6 +17,7 @@
 /// The stock parts around each post (numbercard, medals, signature, 评分, 点评 …), the
 /// test forum's own.
 #[path = "../../src/testforum/stock.rs"]
+#[allow(clippy::duplicate_mod)] // the library's tests load this file twice
 mod stock;
 
 /// One thread to generate.

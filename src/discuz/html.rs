@@ -176,6 +176,13 @@ pub fn parse_html_with_warnings(
         return Err(PageError::AntiScrape { origin: src(ctx) });
     }
     if let Some(p) = super::lite::parse(trimmed, closed, ctx, floor_names) {
+        if p.posts_declined > 0 {
+            tracing::debug!(
+                source = %ctx.source,
+                posts = p.posts_declined,
+                "fast path: posts read alone through html5ever"
+            );
+        }
         return Ok(p.parsed);
     }
     parse_html_tree(trimmed, closed, ctx, floor_names)

@@ -91,13 +91,13 @@ pub fn parts(p: PostIds) -> PostParts {
             }
             s
         },
-        comments: if k % 3 == 0 {
+        comments: if k.is_multiple_of(3) {
             comments(p)
         } else {
             String::new()
         },
         rate: if k % 4 == 1 { rate(p) } else { String::new() },
-        sign: if p.uid % 3 != 0 {
+        sign: if !p.uid.is_multiple_of(3) {
             format!(
                 "<div class=\"sign\" style=\"max-height:100px;maxHeightIE:100px;\">好好玩版杀，<font color=\"Red\">不要</font>场外 <img src=\"static/image/smiley/default/{}.gif\" smilieid=\"1\" border=\"0\" alt=\"\" /></div>",
                 p.uid % 9 + 1
