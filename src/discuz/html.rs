@@ -185,6 +185,7 @@ pub fn parse_html_with_warnings(
         }
         return Ok(p.parsed);
     }
+    tracing::debug!(source = %ctx.source, "fast path declined the page: html5ever reads it whole");
     parse_html_tree(trimmed, closed, ctx, floor_names)
 }
 
@@ -786,23 +787,8 @@ fn parse_post(
             duplicate = true;
             floor = copied;
         } else {
-            floor = l
-                .select(&S_EM)
-                .next()
-                .and_then(|e| node_text(e).parse().ok())
-                .or_else(|| floor_from_name(&floor_label, floor_names))
-                .or_else(|| {
-                    let lead: String = floor_label
-                        .chars()
-                        .take_while(|c| c.is_ascii_digit())
-                        .collect();
-                    lead.parse().ok()
-                })
-                .or_else(|| {
-                    RE_DIGITS
-                        .captures(&floor_label)
-                        .and_then(|c| c[1].parse().ok())
-                });
+            let em = l.select(&S_EM).next().map(node_text);
+            floor = floor_number(em.as_deref(), &floor_label, floor_names);
         }
     }
 
@@ -886,6 +872,18 @@ fn parse_post(
         deleted: false,
         duplicate,
     })
+}
+
+/// The floor a label shows: the number in its `<em>`, else a floor name, its leading
+/// digits, its first number.
+pub(crate) fn floor_number(em: Option<&str>, label: &str, names: &[String]) -> Option<u32> {
+    em.and_then(|e| e.parse().ok())
+        .or_else(|| floor_from_name(label, names))
+        .or_else(|| {
+            let lead: String = label.chars().take_while(|c| c.is_ascii_digit()).collect();
+            lead.parse().ok()
+        })
+        .or_else(|| first_number(label))
 }
 
 /// The label of a pinned (`顶 来自 N#`) or 推荐 entry: `Some` of the floor it copies

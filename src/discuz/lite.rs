@@ -1581,19 +1581,14 @@ fn parse_post(
     let floor = match copied {
         // A pinned or 推荐 entry: a copy, the floor it copies where the label shows one.
         Some(floor) => floor,
-        None => Some(
-            first(link, |e| e.is("em") && e.id != link.id)
-                .and_then(|e| e.normalized_text().parse().ok())
-                .or_else(|| html::floor_from_name(&floor_label, floor_names))
-                .or_else(|| {
-                    let lead: String = floor_label
-                        .chars()
-                        .take_while(|c| c.is_ascii_digit())
-                        .collect();
-                    lead.parse().ok()
-                })
-                .or_else(|| html::first_number(&floor_label))?,
-        ),
+        None => {
+            let em = first(link, |e| e.is("em") && e.id != link.id).map(|e| e.normalized_text());
+            Some(html::floor_number(
+                em.as_deref(),
+                &floor_label,
+                floor_names,
+            )?)
+        }
     };
     let poston = first(c, |e| id_starts(e, "authorposton"))?;
     let title = first(poston, |e| e.is("span") && e.attr_of("title").is_some())
