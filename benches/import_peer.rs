@@ -140,7 +140,6 @@ struct Cost {
     max_rss_kb: u64,
 }
 
-#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
 /// Run `cmd` to its end and take its cost from `wait4` (exact CPU time and peak memory of
 /// that process, whatever else the machine runs).
 fn run(cmd: Command) -> Cost {
@@ -148,6 +147,7 @@ fn run(cmd: Command) -> Cost {
 }
 
 /// [`run`], handing back what the process wrote to stderr.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
 fn run_logged(mut cmd: Command) -> (Cost, String) {
     let err = std::env::temp_dir().join(format!("import-peer-err-{}.txt", std::process::id()));
     let t = Instant::now();
