@@ -7,7 +7,9 @@
 //! (`benches/peers/import_selectolax.py`: selectolax + sqlite3) on the same files, each
 //! into a fresh database, and prints the medians (wall time, and CPU time and peak memory
 //! from `wait4`, which a loaded machine does not inflate) and their ratios. Both databases are then
-//! checked to hold the same posts (pid, floor, author, uid, time).
+//! checked to hold the same posts (pid, floor, author, uid, time), and one more import with
+//! the parser's debug log on counts the pages and posts html5ever read (the fast path's
+//! declines; none on these stock-shaped pages, issue 22).
 //!
 //! Options:
 //! * `--pages N` (200): pages to write; above 200 the pages are spread over threads of
@@ -138,10 +140,15 @@ struct Cost {
     max_rss_kb: u64,
 }
 
-#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
 /// Run `cmd` to its end and take its cost from `wait4` (exact CPU time and peak memory of
 /// that process, whatever else the machine runs).
-fn run(mut cmd: Command) -> Cost {
+fn run(cmd: Command) -> Cost {
+    run_logged(cmd).0
+}
+
+/// [`run`], handing back what the process wrote to stderr.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
+fn run_logged(mut cmd: Command) -> (Cost, String) {
     let err = std::env::temp_dir().join(format!("import-peer-err-{}.txt", std::process::id()));
     let t = Instant::now();
     let child = cmd
@@ -162,11 +169,35 @@ fn run(mut cmd: Command) -> Cost {
         std::fs::read_to_string(&err).unwrap_or_default()
     );
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Cost {
+    let cost = Cost {
         wall,
         cpu: secs(ru.ru_utime) + secs(ru.ru_stime),
         max_rss_kb: ru.ru_maxrss as u64,
-    }
+    };
+    let log = std::fs::read_to_string(&err).unwrap_or_default();
+    let _ = std::fs::remove_file(&err);
+    (cost, log)
+}
+
+/// One more `bansha import` with the parser's debug log on: how many pages html5ever read
+/// whole and how many posts it read alone (issue 22: none, on stock pages).
+fn html5ever_share(mut cmd: Command) -> (usize, usize) {
+    cmd.env("RUST_LOG", "bansha::discuz=debug");
+    let (_, log) = run_logged(cmd);
+    let pages = log.matches("fast path declined the page").count();
+    let posts = log
+        .lines()
+        .filter(|l| l.contains("posts read alone through html5ever"))
+        .filter_map(|l| {
+            l.split("posts=")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    (pages, posts)
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -276,6 +307,12 @@ fn main() {
         (wall, cpu)
     };
     let (bw, bc) = summary("bansha import", &bansha);
+    remove_db(&bansha_db);
+    let (whole, alone) = html5ever_share(bansha_cmd());
+    println!(
+        "html5ever: {whole} of {} pages read whole, {alone} of {posts} posts read alone",
+        files.len()
+    );
     if o.peer {
         let p = rows(
             &peer_db,

@@ -940,3 +940,111 @@ fn pinned_reply_from_a_later_page_stays_a_duplicate() {
         "two gaps (3, 5): the hot reply's floor is unknown"
     );
 }
+
+/// Issue 22: a stock X3 login page carries a hidden "success" box
+/// (`div.alert_right` … 「如果您的浏览器没有自动跳转，请点击此处」); the page is refused
+/// as a login page, never with that box's text.
+#[test]
+fn login_page_is_refused_as_login_required_not_with_its_hidden_success_box() {
+    let e = err("login-page-x34.html");
+    assert!(
+        matches!(&e, PageError::LoginRequired { .. }) && e.is_login_problem(),
+        "{e:?}"
+    );
+    let shown = e.to_string();
+    assert!(!shown.contains("如果您的浏览器没有自动跳转"), "{shown}");
+    assert!(shown.contains("登录"), "{shown}");
+}
+
+/// Issue 22: a Discuz! 6.x thread page (`viewthread.php` links, the same `pid` /
+/// `postmessage_` markup, no `#postlist`) is refused naming the version, not as "not a
+/// thread page".
+#[test]
+fn discuz6_thread_page_is_refused_naming_the_version() {
+    let e = err("thread-discuz6.html");
+    assert!(
+        matches!(&e, PageError::UnsupportedVersion { version, .. } if version == "6.0.0"),
+        "{e:?}"
+    );
+    assert!(!e.is_retryable(), "the same page reads the same next time");
+    assert!(e.to_string().contains("Discuz! 6.0.0"), "{e}");
+}
+
+/// Issue 22: on page 1 of a customised template that shows the first post without any
+/// floor link (no `a#postnum…`, no `div.pi strong a`), the first post is floor 1, not
+/// `None` with a warning.
+#[test]
+fn first_post_of_a_customised_page_one_without_a_floor_link_is_floor_1() {
+    let name = "custom-template-x34-no-floor-link.html";
+    let parsed = discuz::parse_html_with_warnings(&fixture(name), &ctx(name), &[]).unwrap();
+    let p = &parsed.page;
+    let first = post(p, 880101);
+    assert_eq!(first.floor_label, "");
+    assert_eq!(first.floor, Some(1));
+    assert!(
+        parsed.warnings.iter().all(|w| w.pid != Some(880101)),
+        "{:?}",
+        parsed.warnings
+    );
+    // The rest reads as the page with the link does.
+    let with_link = page("custom-template-x34.html");
+    let floors = |p: &ThreadPage| p.posts.iter().map(|x| x.floor).collect::<Vec<_>>();
+    assert_eq!(floors(p), floors(&with_link));
+}
+
+/// Issue 22: a page as the stock X3.4 template renders it with every part real forums add
+/// around the posts (numbercard, star, group icon, medals, verify icon, online mark,
+/// 来自手机, signature, 评分 log, 点评, 回帖奖励, attachments with their tooltips, an ad
+/// between posts, the 楼主 mark) reads its posts, and none of those parts leaks into a
+/// post's text, author or time.
+#[test]
+fn stock_page_with_every_part_around_the_posts_reads_its_posts() {
+    let name = "stock-x34-parts.html";
+    let parsed = discuz::parse_page_with_warnings(&fixture(name), &ctx(name)).unwrap();
+    assert_eq!(parsed.warnings, vec![]);
+    let p = &parsed.page;
+    assert_eq!(p.tid, 9201);
+    assert_eq!(p.title, "【第五届】版杀 第二天 讨论帖");
+    assert_eq!((p.page, p.total_pages), (2, 3));
+    let rows: Vec<String> = p
+        .posts
+        .iter()
+        .map(|x| format!("{:?} {:?} {} {:?}", x.pid, x.floor, x.author, x.uid))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "Some(920111) Some(11) 白色防御者 Some(302)",
+            "Some(920112) Some(12) 月下导演 Some(301)",
+            "Some(920113) Some(13) 傻树 Some(303)",
+            "Some(920114) Some(14) 甲 Some(304)",
+        ]
+    );
+    // `span[title]` of the time; 昨天 relative to the fetch (2024-03-03) otherwise unused.
+    assert_eq!(post(p, 920111).time, at("2024-03-02 21:05:13"));
+    assert_eq!(post(p, 920112).time, at("2024-03-02 21:30:00"));
+    let edited = post(p, 920111).edit.as_ref().expect("edit notice");
+    assert_eq!(edited.editor, "白色防御者");
+    assert_eq!(post(p, 920111).red, "7号");
+    assert_eq!(post(p, 920114).red, "3号");
+    assert_eq!(post(p, 920114).text, "投票对象：3号");
+    let quoting = post(p, 920113);
+    assert_eq!(quoting.quote.as_ref().and_then(|q| q.pid), Some(920111));
+    for x in &p.posts {
+        for outside in [
+            "先别急着投",
+            "版杀不易",
+            "很给力",
+            "回帖奖励",
+            "下载次数",
+            "论坛元老",
+        ] {
+            assert!(
+                !x.text.contains(outside),
+                "{:?}: {outside} in {:?}",
+                x.pid,
+                x.text
+            );
+        }
+    }
+}

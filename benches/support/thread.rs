@@ -2,12 +2,23 @@
 //! PC pages of `ppp` posts (quotes, jammer, colours, sizes, relative times, `display:none`
 //! noise) and the same thread as mobile-API pages.
 //!
+//! Every post has the stock template's parts around its message (`crates/testforum/src/stock.rs`:
+//! the numbercard, star, group icon, medals, online mark, signature, 评分 log, 点评,
+//! 回帖奖励, attachments and image list, ads between posts; a poll on the first post), as
+//! pages saved from real X3.4 forums carry them.
+//!
 //! [`Thread::pc_page`] is the post list with a thin page around it (what `parse` has always
 //! measured); [`Thread::saved_page`] wraps the same posts in the chrome a real viewthread
 //! page carries (head scripts, navigation and menus, the fast-reply editor, the footer
 //! scripts), ≈ 58 KB a page as a browser saves it.
 
 #![allow(dead_code)] // each bench uses its own part
+
+/// The stock parts around each post (numbercard, medals, signature, 评分, 点评 …), the
+/// test forum's own.
+#[path = "../../crates/testforum/src/stock.rs"]
+#[allow(clippy::duplicate_mod)] // the library's tests load this file twice
+mod stock;
 
 /// One thread to generate.
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +76,18 @@ impl Thread {
                 pid % 60
             )
         };
+        let parts = stock::parts(stock::PostIds {
+            pid,
+            uid,
+            tid,
+            fid: 2,
+            first: floor == 1,
+        });
+        let rate = if parts.rate.is_empty() {
+            format!("<div id=\"post_rate_div_{pid}\"></div>")
+        } else {
+            parts.rate.clone()
+        };
         format!(
             r#"<div id="post_{pid}" >
 <table id="pid{pid}" class="plhin" summary="pid{pid}" cellspacing="0" cellpadding="0">
@@ -73,46 +96,57 @@ impl Thread {
   <div id="favatar{pid}" class="pls favatar">
    <div class="pi"><div class="authi"><a href="home.php?mod=space&amp;uid={uid}" target="_blank" class="xw1">玩家{uid}</a></div></div>
    <div class="p_pop blk bui card_gender_0" id="userinfo{pid}" style="display: none; margin-top: -11px;">
-    <div class="i y"><div><strong><a href="home.php?mod=space&amp;uid={uid}" target="_blank" class="xi2">玩家{uid}</a></strong></div>
+    <div class="i y"><div><strong><a href="home.php?mod=space&amp;uid={uid}" target="_blank" class="xi2">玩家{uid}</a></strong>{online}</div>
     <dl class="cl"><dt>积分</dt><dd><a href="home.php?mod=space&amp;uid={uid}&amp;do=profile" target="_blank" class="xi2">1234</a></dd></dl></div>
    </div>
    <div><div class="avatar" onmouseover="showauthor(this, 'userinfo{pid}')"><a href="home.php?mod=space&amp;uid={uid}" class="avtm" target="_blank"><img src="uc_server/avatar.php?uid={uid}&amp;size=middle" /></a></div></div>
-   <p><em><a href="home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10" target="_blank">新手上路</a></em></p>
-  </div>
+   {numbercard}<p><em><a href="home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10" target="_blank">新手上路</a></em></p>
+{profile}  </div>
  </td>
  <td class="plc">
   <div class="pi">
-   <strong><a href="forum.php?mod=redirect&goto=findpost&ptid={tid}&pid={pid}"  id="postnum{pid}" onclick="setCopy(this.href, '帖子地址复制成功');return false;"><em>{floor}</em><sup>#</sup></a></strong>
+   {jump}<strong><a href="forum.php?mod=redirect&goto=findpost&ptid={tid}&pid={pid}"  id="postnum{pid}" onclick="setCopy(this.href, '帖子地址复制成功');return false;"><em>{floor}</em><sup>#</sup></a></strong>
    <div class="pti"><div class="pdbt"></div>
     <div class="authi">
      <img class="authicn vm" id="authicon{pid}" src="static/image/common/online_member.gif" />
-     <em id="authorposton{pid}">发表于 {time}</em>
+     <em id="authorposton{pid}">发表于 {time}</em>{mobile}
      <span class="pipe">|</span>
      <a href="forum.php?mod=viewthread&amp;tid={tid}&amp;page={page}&amp;authorid={uid}" rel="nofollow">只看该作者</a>
     </div>
    </div>
   </div>
-  <div class="pct"><div class="pcb">
-   <div class="t_fsz">
+  <div class="pct">{reward}<div class="pcb">
+   <div class="{body_class}">
     <table cellspacing="0" cellpadding="0"><tr><td class="t_f" id="postmessage_{pid}">
 {body}</td></tr></table>
-   </div>
-   <div id="comment_{pid}" class="cm"></div>
-   <div id="post_rate_div_{pid}"></div>
+{after_message}   </div>
+   <div id="comment_{pid}" class="cm">{comments}</div>
+   {rate}
   </div></div>
  </td>
 </tr>
-<tr><td class="plc plm"></td></tr>
+<tr><td class="plc plm">{sign}</td></tr>
 <tr id="_postposition{pid}"></tr>
 <tr><td class="pls"></td><td class="plc" style="overflow:visible;">
   <div class="po hin"><div class="pob cl"><em>
    <a class="fastre" href="forum.php?mod=post&amp;action=reply&amp;fid=2&amp;tid={tid}&amp;repquote={pid}&amp;extra=page%3D1&amp;page={page}" onclick="showWindow('reply', this.href)">回复</a>
   </em><p><a href="javascript:;" id="mgc_post_{pid}" onmouseover="showMenu(this.id)" class="showmenu">使用道具</a><a href="javascript:;" onclick="showWindow('miscreport{pid}', 'misc.php?mod=report&rtype=post&rid={pid}&tid={tid}&fid=2', 'get', -1);return false;">举报</a></p></div></div>
 </td></tr>
-<tr class="ad"><td class="pls"></td><td class="plc"></td></tr>
+<tr class="ad"><td class="pls"></td><td class="plc">{ad}</td></tr>
 </table>
 </div>
-"#
+"#,
+            online = parts.online,
+            numbercard = parts.numbercard,
+            profile = parts.profile,
+            jump = parts.jump,
+            mobile = parts.mobile,
+            reward = parts.reward,
+            body_class = parts.body_class,
+            after_message = parts.after_message,
+            comments = parts.comments,
+            sign = parts.sign,
+            ad = parts.ad,
         )
     }
 

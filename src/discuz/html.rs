@@ -43,6 +43,10 @@ macro_rules! selector {
 selector!(S_POSTLIST, "#postlist");
 selector!(S_MESSAGETEXT, "#messagetext");
 selector!(S_MESSAGELOGIN, "#messagelogin");
+selector!(
+    S_LOGIN_FORM,
+    "form[name=\"login\"], form[id^=\"loginform_\"]"
+);
 selector!(S_ALERT, "div.alert_error, div.alert_info, div.alert_right");
 selector!(S_B, "b");
 selector!(S_TITLE, "title");
@@ -82,6 +86,10 @@ static RE_TID_URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:[?&;]p?tid=(\d+))|(?:thread-(\d+)-\d+-\d+\.html)").unwrap());
 static RE_UID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:[?&;]uid=(\d+))|(?:space-uid-(\d+)\.html)").unwrap());
+static RE_GENERATOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"name="generator"\s+content="Discuz!\s*([^"]+)""#).unwrap());
+static RE_POWERED_BY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Discuz!</a></strong>\s*<em>([^<]+)</em>").unwrap());
 static RE_AUTHORID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"authorid=(\d+)").unwrap());
 static RE_FROM_FLOOR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"来自\s*(\d+)?").unwrap());
 static RE_DIGITS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(\d+)").unwrap());
@@ -168,8 +176,16 @@ pub fn parse_html_with_warnings(
         return Err(PageError::AntiScrape { origin: src(ctx) });
     }
     if let Some(p) = super::lite::parse(trimmed, closed, ctx, floor_names) {
-        return Ok(p);
+        if p.posts_declined > 0 {
+            tracing::debug!(
+                source = %ctx.source,
+                posts = p.posts_declined,
+                "fast path: posts read alone through html5ever"
+            );
+        }
+        return Ok(p.parsed);
     }
+    tracing::debug!(source = %ctx.source, "fast path declined the page: html5ever reads it whole");
     parse_html_tree(trimmed, closed, ctx, floor_names)
 }
 
@@ -180,7 +196,7 @@ pub(crate) fn both_paths(
     bytes: &[u8],
     ctx: &ParseContext,
     floor_names: &[String],
-) -> (Option<Parsed>, Result<Parsed, PageError>) {
+) -> (Option<super::lite::FastRead>, Result<Parsed, PageError>) {
     let text = super::decode_cow(bytes, ctx.charset, None);
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     let lower_tail = tail(trimmed, 4096).to_ascii_lowercase();
@@ -299,12 +315,43 @@ pub(crate) fn parse_html_tree(
         }
         posts.push(p);
     }
-    fill_floors(&mut posts, page, author_filtered);
+    finish_posts(
+        &mut posts,
+        &mut warnings,
+        page,
+        total_pages,
+        author_filtered,
+    );
+    Ok(Parsed {
+        page: ThreadPage {
+            tid,
+            title,
+            page,
+            total_pages,
+            posts,
+            author_filtered,
+            viewer_uid,
+        },
+        warnings,
+    })
+}
+
+/// What both paths do once every post of a page is read: fill the floors the labels did
+/// not give, keep the pinned entries that are a post's only copy, and warn about the
+/// floors still unknown.
+pub(crate) fn finish_posts(
+    posts: &mut [PagePost],
+    warnings: &mut Vec<ParseWarning>,
+    page: u32,
+    total_pages: u32,
+    author_filtered: bool,
+) {
+    fill_floors(posts, page, author_filtered);
     if !author_filtered {
-        keep_only_copies(&mut posts, total_pages);
+        keep_only_copies(posts, total_pages);
     }
     if author_filtered {
-        for p in &mut posts {
+        for p in posts.iter_mut() {
             p.floor = None;
         }
     } else {
@@ -324,18 +371,25 @@ pub(crate) fn parse_html_tree(
             });
         }
     }
-    Ok(Parsed {
-        page: ThreadPage {
-            tid,
-            title,
-            page,
-            total_pages,
-            posts,
-            author_filtered,
-            viewer_uid,
-        },
-        warnings,
-    })
+}
+
+/// One post container read alone through html5ever (the fast path's reading of a post
+/// it does not read itself): `raw` is the container's source, `<div id="post_P" …>…</div>`.
+pub(crate) fn parse_post_alone(
+    raw: &str,
+    pid: u64,
+    ctx: &ParseContext,
+    opts: &BodyOpts,
+    floor_names: &[String],
+    warnings: &mut Vec<ParseWarning>,
+) -> Option<Result<PagePost, PageError>> {
+    let frag = Html::parse_fragment(raw);
+    let id = format!("post_{pid}");
+    let c = frag
+        .root_element()
+        .child_elements()
+        .find(|e| e.attr("id") == Some(id.as_str()))?;
+    Some(parse_post(c, pid, ctx, opts, floor_names, warnings))
 }
 
 fn shown_floor(label: &str) -> String {
@@ -509,6 +563,20 @@ fn classify_non_thread(doc: &Html, text: &str, closed: bool, ctx: &ParseContext)
         let msg = p.unwrap_or_else(|| node_text(m));
         return classify_message(&ctx.source, "", &msg, login);
     }
+    // The login page (`member.php?mod=logging&action=login`): its alert block is the
+    // hidden box shown after a login succeeds (「如果您的浏览器没有自动跳转…」), not a message.
+    if doc.select(&S_LOGIN_FORM).next().is_some() {
+        return PageError::LoginRequired {
+            origin: src(ctx),
+            message: "论坛登录页（member.php?mod=logging&action=login）：需要先登录".into(),
+        };
+    }
+    if let Some(version) = old_discuz(doc, text) {
+        return PageError::UnsupportedVersion {
+            origin: src(ctx),
+            version,
+        };
+    }
     // AJAX envelope (`<root><![CDATA[…]]></root>`) or a bare alert block.
     if let Some(a) = doc.select(&S_ALERT).next() {
         return classify_message(&ctx.source, "", &node_text(a), login);
@@ -562,6 +630,27 @@ fn classify_non_thread(doc: &Html, text: &str, closed: bool, ctx: &ParseContext)
         origin: src(ctx),
         detail: what,
     }
+}
+
+/// A thread page of Discuz! before X (6.x/7.x): `viewthread.php` links and the same
+/// `pid`/`postmessage_` post markup, no `forum.php`. The version from the generator tag
+/// or the footer's `Powered by Discuz! <em>6.0.0</em>`, else `6.x`.
+fn old_discuz(doc: &Html, text: &str) -> Option<String> {
+    let thread_links = doc.select(&S_A).any(|a| {
+        a.attr("href")
+            .is_some_and(|h| h.contains("viewthread.php?"))
+    });
+    let posts = doc.select(&S_PID_TABLE).next().is_some() || text.contains("id=\"postmessage_");
+    if !thread_links || !posts || text.contains("forum.php?mod=viewthread") {
+        return None;
+    }
+    let version = RE_GENERATOR
+        .captures(text)
+        .or_else(|| RE_POWERED_BY.captures(text))
+        .map(|c| c[1].trim().to_string())
+        .filter(|v| !v.starts_with('X'))
+        .unwrap_or_else(|| "6.x".into());
+    Some(version)
 }
 
 fn pagination(doc: &Html) -> (u32, u32) {
@@ -694,32 +783,12 @@ fn parse_post(
     let mut duplicate = false;
     let mut floor = None;
     if let Some(l) = floor_link {
-        if floor_label.contains("来自") {
+        if let Some(copied) = copied_floor(&floor_label) {
             duplicate = true;
-            floor = RE_FROM_FLOOR
-                .captures(&floor_label)
-                .and_then(|c| c.get(1))
-                .and_then(|m| m.as_str().parse().ok());
-        } else if floor_label.contains("推荐") {
-            duplicate = true;
+            floor = copied;
         } else {
-            floor = l
-                .select(&S_EM)
-                .next()
-                .and_then(|e| node_text(e).parse().ok())
-                .or_else(|| floor_from_name(&floor_label, floor_names))
-                .or_else(|| {
-                    let lead: String = floor_label
-                        .chars()
-                        .take_while(|c| c.is_ascii_digit())
-                        .collect();
-                    lead.parse().ok()
-                })
-                .or_else(|| {
-                    RE_DIGITS
-                        .captures(&floor_label)
-                        .and_then(|c| c[1].parse().ok())
-                });
+            let em = l.select(&S_EM).next().map(node_text);
+            floor = floor_number(em.as_deref(), &floor_label, floor_names);
         }
     }
 
@@ -771,7 +840,7 @@ fn parse_post(
         (m.inner_html(), out, locked)
     } else if let Some(l) = c
         .select(&S_LOCKED)
-        .find(|l| !node_text(*l).contains("只有管理员或有管理权限的成员可见"))
+        .find(|l| !is_moderator_note(&node_text(*l)))
     {
         let t = node_text(l);
         (
@@ -803,6 +872,41 @@ fn parse_post(
         deleted: false,
         duplicate,
     })
+}
+
+/// The floor a label shows: the number in its `<em>`, else a floor name, its leading
+/// digits, its first number.
+pub(crate) fn floor_number(em: Option<&str>, label: &str, names: &[String]) -> Option<u32> {
+    em.and_then(|e| e.parse().ok())
+        .or_else(|| floor_from_name(label, names))
+        .or_else(|| {
+            let lead: String = label.chars().take_while(|c| c.is_ascii_digit()).collect();
+            lead.parse().ok()
+        })
+        .or_else(|| first_number(label))
+}
+
+/// The label of a pinned (`顶 来自 N#`) or 推荐 entry: `Some` of the floor it copies
+/// (`None` where the label shows none); `None` for an ordinary floor label.
+pub(crate) fn copied_floor(label: &str) -> Option<Option<u32>> {
+    if label.contains("来自") {
+        Some(
+            RE_FROM_FLOOR
+                .captures(label)
+                .and_then(|c| c.get(1))
+                .and_then(|m| m.as_str().parse().ok()),
+        )
+    } else if label.contains("推荐") {
+        Some(None)
+    } else {
+        None
+    }
+}
+
+/// A `div.locked` that only tells a moderator the post is masked for others (the message
+/// follows it): not the lock of the post.
+pub(crate) fn is_moderator_note(locked_text: &str) -> bool {
+    locked_text.contains("只有管理员或有管理权限的成员可见")
 }
 
 pub(crate) fn floor_from_name(label: &str, names: &[String]) -> Option<u32> {
@@ -873,7 +977,10 @@ pub(crate) fn fill_floors(posts: &mut [PagePost], page: u32, author_filtered: bo
         if p.duplicate {
             continue;
         }
-        if p.floor.is_none() && !p.floor_label.is_empty() && !p.deleted {
+        // The first post of page 1 is floor 1 even where a customised template shows no
+        // floor link at all (an empty label).
+        let first_of_thread = page == 1 && first_normal;
+        if p.floor.is_none() && (!p.floor_label.is_empty() || first_of_thread) && !p.deleted {
             p.floor = match prev {
                 Some(f) => f.checked_add(1),
                 None if page == 1 && first_normal => Some(1),

@@ -9,17 +9,28 @@
 //! attribute values borrowed where they need no decoding), and **declines** (returns
 //! `None`) the moment the input needs any of the parts of the HTML algorithm it does not
 //! implement: a mis-nested or implicitly closed element, text or elements foster-parented
-//! out of a table, `<p>` closed by a block, `<a>` inside `<a>`, `<select>`, `<pre>`,
+//! out of a table, `<p>` closed by a block while other elements are open in it, `<a>`
+//! inside `<a>`, `<select>`, `<pre>`,
 //! `<textarea>`, foreign content, legacy character references without `;`, numeric
 //! references html5ever would replace, NUL characters, bogus comments, EOF inside a tag.
 //!
-//! [`parse`] then reads a page only when it is the stock shape, every post a normal post
-//! (`table.plhin`) with a numbered floor, an author link, a readable time and a message
-//! cell, and no field warning: anything else (placeholders, locked or pinned posts,
-//! author-filtered pages, customised templates, error pages, truncated pages) is declined
-//! and read by the html5ever path in [`super::html`], which stays the reference. The body
-//! of every post is read by the same walker as that path ([`super::body`]), and the stored
-//! HTML is serialized as html5ever serializes it, so a page reads to the same
+//! The tables of the stock templates are built as html5ever builds them: a cell straight
+//! in a `<table>` (the author column's numbercard, `<table><th>…</th><td>…</td></table>`)
+//! gets the implied `<tbody>` and `<tr>`, a section start tag closes the open row (the
+//! 评分 log's `<tr>…</tr><tbody>`), and a block start tag closes the `<p>` it starts in
+//! when that `<p>` is the current node (an attachment tooltip `<div>` in `p.attnm`).
+//!
+//! [`parse`] then reads every post of the stock shape (`table.plhin`, a numbered floor,
+//! an author link, a readable time and a message cell, no field warning). Where it must
+//! decline, it declines **one post, not the page**: a post of another shape
+//! (placeholders, locked or pinned posts, customised headers), or one inside which the
+//! builder declined (the builder then leaves that post's source, up to the next post
+//! container, and goes on after it), is read alone by the html5ever path's post reader
+//! ([`html::parse_post_alone`] on its source). Page-level declines remain for what is
+//! not a stock thread page (author-filtered pages, error pages, truncated pages, a
+//! decline outside the posts). The html5ever path in [`super::html`] stays the reference.
+//! The body of every post is read by the same walker as that path ([`super::body`]), and
+//! the stored HTML is serialized as html5ever serializes it, so a page reads to the same
 //! [`Parsed`] through either path (`tests::fast_path_reads_every_page_as_html5ever_does`
 //! checks it over every fixture and generated page).
 
@@ -60,6 +71,23 @@ struct Node<'a> {
 pub(crate) struct Dom<'a> {
     nodes: Vec<Node<'a>>,
     attrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    /// The source span of every element made directly in `#postlist` (a post
+    /// container): node, start of its start tag, end of its end tag (`usize::MAX` while
+    /// open), for reading one post alone through html5ever.
+    spans: Vec<(u32, usize, usize)>,
+    /// Post containers the builder declined inside (their subtree is partial).
+    broken: Vec<u32>,
+}
+
+impl Dom<'_> {
+    /// The source span of the element `id` made directly in `#postlist`, when closed.
+    fn span(&self, id: u32) -> Option<(usize, usize)> {
+        self.spans
+            .iter()
+            .find(|s| s.0 == id)
+            .filter(|s| s.2 != usize::MAX)
+            .map(|s| (s.1, s.2))
+    }
 }
 
 /// A node of a [`Dom`].
@@ -693,6 +721,8 @@ struct Builder<'a> {
     postlist: u32,
     /// Set when that element is closed with no formatting element open around it.
     postlist_done: bool,
+    /// Where the tag being handled starts (a start tag) or ends (an end tag).
+    pos: usize,
 }
 
 impl<'a> Builder<'a> {
@@ -709,7 +739,10 @@ impl<'a> Builder<'a> {
             dom: Dom {
                 nodes,
                 attrs: Vec::with_capacity(len / 60),
+                spans: Vec::new(),
+                broken: Vec::new(),
             },
+            pos: 0,
             stack: vec![0],
             html: NONE,
             head: NONE,
@@ -779,6 +812,9 @@ impl<'a> Builder<'a> {
         if is_postlist {
             self.postlist = id;
         }
+        if parent == self.postlist && parent != NONE {
+            self.dom.spans.push((id, self.pos, usize::MAX));
+        }
         id
     }
 
@@ -805,6 +841,12 @@ impl<'a> Builder<'a> {
 
     fn pop(&mut self) {
         let id = self.stack.pop().unwrap();
+        if self.postlist != NONE
+            && self.dom.nodes[id as usize].parent == self.postlist
+            && let Some(span) = self.dom.spans.iter_mut().rev().find(|s| s.0 == id)
+        {
+            span.2 = self.pos;
+        }
         if id == self.postlist {
             // Nothing after this can change the list or what is in it: html5ever only
             // moves nodes that are still open or sit inside an open formatting element
@@ -864,6 +906,63 @@ impl<'a> Builder<'a> {
         }
         self.body = self.element(self.html, Cow::Borrowed("body"), self.no_attrs());
         self.push(self.body);
+    }
+
+    /// The rows and sections open above the nearest open `<table>` (nearest first), when
+    /// nothing else is open between it and the current node.
+    fn rows_to_table(&self) -> Option<Vec<u32>> {
+        let mut open = Vec::new();
+        for &id in self.stack.iter().rev() {
+            match self.name_of(id) {
+                "table" => return Some(open),
+                "tr" | "tbody" | "thead" | "tfoot" => open.push(id),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Close the rows and sections above the current table (see [`Self::rows_to_table`]).
+    fn pop_to_table(&mut self) {
+        while matches!(
+            self.name_of(self.current()),
+            "tr" | "tbody" | "thead" | "tfoot"
+        ) {
+            self.pop();
+        }
+    }
+
+    /// After a decline inside a post container: leave the container (its source up to
+    /// the next container) to html5ever and go on after it; `None` when the decline is not
+    /// inside one.
+    fn skip_post(&mut self, s: &str, at: usize) -> Option<usize> {
+        if self.postlist == NONE {
+            return None;
+        }
+        let k = self.stack.iter().position(|&id| id == self.postlist)?;
+        let container = *self.stack.get(k + 1)?;
+        let is_post = NodeRef {
+            dom: &self.dom,
+            id: container,
+        }
+        .id_attr()
+        .is_some_and(html::is_post_container_id);
+        if !is_post {
+            return None;
+        }
+        let from = self
+            .dom
+            .spans
+            .iter()
+            .find(|sp| sp.0 == container && sp.2 == usize::MAX)?
+            .1;
+        let next = next_container(s, at.max(from + 1))?;
+        self.pos = next;
+        while self.stack.len() > k + 1 {
+            self.pop();
+        }
+        self.dom.broken.push(container);
+        Some(next)
     }
 
     fn in_table_context(&self) -> bool {
@@ -936,8 +1035,40 @@ impl<'a> Builder<'a> {
                     self.push(id);
                     Some(id)
                 }
+                "tr" if cur_tr => {
+                    // An open row ends where the next one starts.
+                    self.pop();
+                    let sec = self.current();
+                    let id = self.element(sec, name, attrs);
+                    self.push(id);
+                    Some(id)
+                }
+                "tbody" | "thead" | "tfoot" if cur_section || cur_tr => {
+                    // A new section closes the open row and section (the stock 评分 log:
+                    // `<table class="ratl"><tr><th>…</th></tr><tbody class="ratl_l">`).
+                    self.pop_to_table();
+                    let table = self.current();
+                    let id = self.element(table, name, attrs);
+                    self.push(id);
+                    Some(id)
+                }
                 "td" | "th" if cur_tr => {
                     let id = self.element(cur, name, attrs);
+                    self.push(id);
+                    Some(id)
+                }
+                "td" | "th" => {
+                    // A cell straight in a table or section (the stock numbercard:
+                    // `<table><th>…</th><td>…</td></table>`) gets the implied `<tbody>`
+                    // and `<tr>`, as html5ever gives it.
+                    let mut parent = cur;
+                    if cur_table {
+                        parent = self.element(cur, Cow::Borrowed("tbody"), self.no_attrs());
+                        self.push(parent);
+                    }
+                    let tr = self.element(parent, Cow::Borrowed("tr"), self.no_attrs());
+                    self.push(tr);
+                    let id = self.element(tr, name, attrs);
                     self.push(id);
                     Some(id)
                 }
@@ -953,8 +1084,16 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         if flags & CLOSES_P_F != 0 && self.p_open > 0 {
-            return None;
+            // A block closes the paragraph it starts in (the stock attachment list:
+            // `<p class="attnm"><a>…</a><div class="tip">…</div></p>`); anything but the
+            // plain case (the `<p>` itself the current node) is declined.
+            // (`<table>` does not close it in quirks mode: declined.)
+            if self.name_of(cur) != "p" || n == "table" {
+                return None;
+            }
+            self.pop();
         }
+        let cur = self.current();
         if flags & HEADING_F != 0 && tag_flags(self.name_of(cur)) & HEADING_F != 0 {
             return None;
         }
@@ -1003,13 +1142,29 @@ impl<'a> Builder<'a> {
             self.pop();
             return Some(());
         }
-        if name == "table"
-            && matches!(self.name_of(cur), "tbody" | "thead" | "tfoot")
-            && self.stack.len() >= 2
-            && self.name_of(self.stack[self.stack.len() - 2]) == "table"
+        if matches!(name, "table" | "tbody" | "thead" | "tfoot")
+            && matches!(self.name_of(cur), "tr" | "tbody" | "thead" | "tfoot")
+            && let Some(open) = self.rows_to_table()
         {
-            self.pop();
-            self.pop();
+            // `</table>` closes the rows and sections left open (implied or not);
+            // a section's end tag closes the row open in it.
+            if name == "table" {
+                self.pop_to_table();
+                self.pop();
+                return Some(());
+            }
+            if open.iter().any(|&id| self.name_of(id) == name) {
+                while self.name_of(self.current()) != name {
+                    self.pop();
+                }
+                self.pop();
+                return Some(());
+            }
+        }
+        if name == "p" && self.p_open == 0 && !self.in_table_context() {
+            // A `</p>` with no paragraph open: html5ever makes an empty one there.
+            let cur = self.current();
+            self.element(cur, Cow::Borrowed("p"), self.no_attrs());
             return Some(());
         }
         if name == "p" || self.stack.iter().any(|&id| self.name_of(id) == name) {
@@ -1070,78 +1225,102 @@ pub(crate) fn build(s: &str) -> Option<Dom<'_>> {
 /// (when no formatting element is open around it) and return where the rest of `s`
 /// starts: the tree up to there is html5ever's, and the rest is not read at all.
 fn build_until(s: &str, stop_after_postlist: bool) -> Option<(Dom<'_>, Option<usize>)> {
-    let b = s.as_bytes();
     let mut t = Builder::new(s.len());
     let mut i = 0;
-    while i < b.len() {
+    while i < s.len() {
         if stop_after_postlist && t.postlist_done {
             return Some((t.dom, Some(i)));
         }
-        let Some(lt) = memchr_lt(b, i) else {
-            t.characters(&s[i..])?;
-            break;
+        i = match step(s, i, &mut t) {
+            Some(next) => next,
+            None => t.skip_post(s, i)?,
         };
-        let next = b.get(lt + 1).copied();
-        match next {
-            Some(c) if c.is_ascii_alphabetic() => {
-                t.characters(&s[i..lt])?;
-                i = start_tag(s, lt, &mut t)?;
-            }
-            Some(b'/') => {
-                t.characters(&s[i..lt])?;
-                match b.get(lt + 2) {
-                    Some(c) if c.is_ascii_alphabetic() => {
-                        let gt = lt + 2 + memchr::memchr(b'>', &b[lt + 2..])?;
-                        let inner = &s[lt + 2..gt];
-                        if inner.contains(['<', '"', '\'']) {
-                            return None;
-                        }
-                        let end = inner
-                            .find(|c: char| c.is_ascii_whitespace() || c == '/')
-                            .unwrap_or(inner.len());
-                        t.end(&lower(&inner[..end]))?;
-                        i = gt + 1;
-                    }
-                    Some(b'>') => i = lt + 3,
-                    _ => return None,
-                }
-            }
-            Some(b'!') => {
-                t.characters(&s[i..lt])?;
-                let rest = &s[lt..];
-                if let Some(body) = rest.strip_prefix("<!--") {
-                    if body.starts_with('>') || body.starts_with("->") {
-                        return None;
-                    }
-                    let end = body.find("-->")?;
-                    let text = &body[..end];
-                    if text.contains("--!") || text.contains(['\r', '\0']) {
-                        return None;
-                    }
-                    if t.body != NONE {
-                        let cur = t.current();
-                        t.append(cur, Data::Comment(text));
-                    }
-                    i = lt + 4 + end + 3;
-                } else if rest.len() > 9 && rest.as_bytes()[2..9].eq_ignore_ascii_case(b"doctype") {
-                    if t.html != NONE {
-                        return None;
-                    }
-                    i = lt + rest.find('>')? + 1;
-                } else {
-                    return None;
-                }
-            }
-            Some(b'?') => return None,
-            _ => {
-                // A lone `<` is text: keep it with what follows.
-                let upto = memchr_lt(b, lt + 1).unwrap_or(b.len());
-                t.characters(&s[i..upto])?;
-                i = upto;
-            }
-        }
     }
     Some((t.dom, None))
+}
+
+/// Read the text and the tag at `i`; the index after them, `None` to decline.
+fn step<'a>(s: &'a str, mut i: usize, t: &mut Builder<'a>) -> Option<usize> {
+    let b = s.as_bytes();
+    let Some(lt) = memchr_lt(b, i) else {
+        t.characters(&s[i..])?;
+        return Some(b.len());
+    };
+    let next = b.get(lt + 1).copied();
+    match next {
+        Some(c) if c.is_ascii_alphabetic() => {
+            t.characters(&s[i..lt])?;
+            t.pos = lt;
+            i = start_tag(s, lt, t)?;
+        }
+        Some(b'/') => {
+            t.characters(&s[i..lt])?;
+            match b.get(lt + 2) {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    let gt = lt + 2 + memchr::memchr(b'>', &b[lt + 2..])?;
+                    let inner = &s[lt + 2..gt];
+                    if inner.contains(['<', '"', '\'']) {
+                        return None;
+                    }
+                    let end = inner
+                        .find(|c: char| c.is_ascii_whitespace() || c == '/')
+                        .unwrap_or(inner.len());
+                    t.pos = gt + 1;
+                    t.end(&lower(&inner[..end]))?;
+                    i = gt + 1;
+                }
+                Some(b'>') => i = lt + 3,
+                _ => return None,
+            }
+        }
+        Some(b'!') => {
+            t.characters(&s[i..lt])?;
+            let rest = &s[lt..];
+            if let Some(body) = rest.strip_prefix("<!--") {
+                if body.starts_with('>') || body.starts_with("->") {
+                    return None;
+                }
+                let end = body.find("-->")?;
+                let text = &body[..end];
+                if text.contains("--!") || text.contains(['\r', '\0']) {
+                    return None;
+                }
+                if t.body != NONE {
+                    let cur = t.current();
+                    t.append(cur, Data::Comment(text));
+                }
+                i = lt + 4 + end + 3;
+            } else if rest.len() > 9 && rest.as_bytes()[2..9].eq_ignore_ascii_case(b"doctype") {
+                if t.html != NONE {
+                    return None;
+                }
+                i = lt + rest.find('>')? + 1;
+            } else {
+                return None;
+            }
+        }
+        Some(b'?') => return None,
+        _ => {
+            // A lone `<` is text: keep it with what follows.
+            let upto = memchr_lt(b, lt + 1).unwrap_or(b.len());
+            t.characters(&s[i..upto])?;
+            i = upto;
+        }
+    }
+    Some(i)
+}
+
+/// Where the next post container (`<div id="post_N"`) or the block after the last one
+/// (`<div id="postlistreply"`) starts, at or after `from`.
+fn next_container(s: &str, from: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    memchr::memmem::find_iter(&b[from..], b"<div id=\"post")
+        .map(|k| from + k)
+        .find(|&k| {
+            let rest = &b[k + 13..];
+            (rest.first() == Some(&b'_') && rest.get(1).is_some_and(u8::is_ascii_digit))
+                || rest.starts_with(b"listreply\"")
+        })
 }
 
 /// Read a start tag at `lt` (and a raw-text element's content); the index after it.
@@ -1384,9 +1563,7 @@ fn parse_post(
     }
     let link = first(c, |e| e.is("a") && id_starts(e, "postnum"))?;
     let floor_label = link.normalized_text();
-    if floor_label.contains("来自") || floor_label.contains("推荐") {
-        return None;
-    }
+    let copied = html::copied_floor(&floor_label);
     let author_link = first(c, |e| {
         e.is("a")
             && e.has_class_name("xw1")
@@ -1401,40 +1578,64 @@ fn parse_post(
     }
     let uid = html::uid_from_href(author_link.attr_of("href")?)?;
     let uid = Some(uid).filter(|&u| u != 0);
-    let floor = first(link, |e| e.is("em") && e.id != link.id)
-        .and_then(|e| e.normalized_text().parse().ok())
-        .or_else(|| html::floor_from_name(&floor_label, floor_names))
-        .or_else(|| {
-            let lead: String = floor_label
-                .chars()
-                .take_while(|c| c.is_ascii_digit())
-                .collect();
-            lead.parse().ok()
-        })
-        .or_else(|| html::first_number(&floor_label))?;
+    let floor = match copied {
+        // A pinned or 推荐 entry: a copy, the floor it copies where the label shows one.
+        Some(floor) => floor,
+        None => {
+            let em = first(link, |e| e.is("em") && e.id != link.id).map(|e| e.normalized_text());
+            Some(html::floor_number(
+                em.as_deref(),
+                &floor_label,
+                floor_names,
+            )?)
+        }
+    };
     let poston = first(c, |e| id_starts(e, "authorposton"))?;
     let title = first(poston, |e| e.is("span") && e.attr_of("title").is_some())
         .and_then(|s| s.attr_of("title"));
     let time = parse_post_time(title, &poston.normalized_text(), ctx.fetched_at, ctx.tz)?;
-    let m = first(c, |e| e.is("td") && id_starts(e, "postmessage_"))?;
-    let out = body::extract(m, opts);
+    let (html, out, locked) = match first(c, |e| e.is("td") && id_starts(e, "postmessage_")) {
+        Some(m) => {
+            let out = body::extract(m, opts);
+            let locked = out.lock;
+            (m.inner_html(), out, locked)
+        }
+        None => {
+            // A locked body (`div.locked` in place of the message cell).
+            let l = c.elements().find(|e| {
+                e.is("div")
+                    && e.has_class_name("locked")
+                    && !html::is_moderator_note(&e.normalized_text())
+            })?;
+            let kind = body::lock_kind_from_text(&l.normalized_text());
+            (l.inner_html(), body::BodyOut::default(), Some(kind))
+        }
+    };
     Some(PagePost {
         pid: Some(pid),
-        floor: Some(floor),
+        floor,
         floor_label,
         author,
         uid,
         time,
         edit: out.edit,
         quote: out.quote,
-        html: m.inner_html(),
+        html,
         text: out.text,
         red: out.red,
         large: out.large,
-        locked: out.lock,
+        locked,
         deleted: false,
-        duplicate: false,
+        duplicate: copied.is_some(),
     })
+}
+
+/// A page read by [`parse`].
+#[derive(Debug)]
+pub(crate) struct FastRead {
+    pub parsed: Parsed,
+    /// Posts this path did not read itself and left, each alone, to html5ever.
+    pub posts_declined: usize,
 }
 
 /// Read a stock PC thread page through the fast tree, or `None` to leave it to the
@@ -1445,7 +1646,7 @@ pub(crate) fn parse(
     closed: bool,
     ctx: &ParseContext,
     floor_names: &[String],
-) -> Option<Parsed> {
+) -> Option<FastRead> {
     if ctx.source.contains("authorid=") || trimmed.contains("显示全部楼层") {
         return None;
     }
@@ -1505,26 +1706,55 @@ pub(crate) fn parse(
     };
     let mut seen = HashSet::new();
     let mut posts = Vec::with_capacity(containers.len());
+    let mut warnings = Vec::new();
+    let mut posts_declined = 0;
     for c in containers {
         let pid: u64 = c.id_attr()?.strip_prefix("post_")?.parse().ok()?;
-        if !seen.insert(pid) {
-            return None;
+        let read = if dom.broken.contains(&c.id) {
+            None
+        } else {
+            parse_post(c, pid, ctx, &opts, floor_names)
+        };
+        let mut post = match read {
+            Some(p) => p,
+            None => {
+                // Not the stock shape (a placeholder, a pinned or locked post, a
+                // customised header): this post alone goes through html5ever.
+                posts_declined += 1;
+                let (from, to) = dom.span(c.id)?;
+                html::parse_post_alone(
+                    &trimmed[from..to],
+                    pid,
+                    ctx,
+                    &opts,
+                    floor_names,
+                    &mut warnings,
+                )?
+                .ok()?
+            }
+        };
+        if let Some(pid) = post.pid
+            && !seen.insert(pid)
+        {
+            post.duplicate = true;
         }
-        posts.push(parse_post(c, pid, ctx, &opts, floor_names)?);
+        posts.push(post);
     }
-    html::fill_floors(&mut posts, page, false);
-    html::keep_only_copies(&mut posts, total_pages);
-    Some(Parsed {
-        page: crate::model::ThreadPage {
-            tid,
-            title,
-            page,
-            total_pages,
-            posts,
-            author_filtered: false,
-            viewer_uid,
+    html::finish_posts(&mut posts, &mut warnings, page, total_pages, false);
+    Some(FastRead {
+        parsed: Parsed {
+            page: crate::model::ThreadPage {
+                tid,
+                title,
+                page,
+                total_pages,
+                posts,
+                author_filtered: false,
+                viewer_uid,
+            },
+            warnings,
         },
-        warnings: Vec::new(),
+        posts_declined,
     })
 }
 

@@ -112,6 +112,11 @@ pub enum PageError {
     ServerError { origin: String, detail: String },
     #[error("{origin}: not a thread page (no #postlist and no #messagetext): {detail}")]
     NotThreadPage { origin: String, detail: String },
+    #[error(
+        "{origin}: a Discuz! {version} thread page (viewthread.php): bansha reads the thread \
+         pages of Discuz! X (forum.php?mod=viewthread) only"
+    )]
+    UnsupportedVersion { origin: String, version: String },
     #[error("{origin}: thread missing: 「{message}」")]
     ThreadMissing { origin: String, message: String },
     #[error("{origin}: no permission: 「{message}」")]
@@ -168,6 +173,7 @@ impl PageError {
             | PageError::CcDefence { origin, .. }
             | PageError::ServerError { origin, .. }
             | PageError::NotThreadPage { origin, .. }
+            | PageError::UnsupportedVersion { origin, .. }
             | PageError::ThreadMissing { origin, .. }
             | PageError::NoPermission { origin, .. }
             | PageError::LoginRequired { origin, .. }

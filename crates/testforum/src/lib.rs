@@ -12,6 +12,7 @@ mod bbcode;
 mod http;
 mod pages;
 pub mod spec;
+mod stock;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;

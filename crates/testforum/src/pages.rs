@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use super::bbcode::{self, Ctx};
 use super::http::{Request, Response, pct_encode};
 use super::spec::{FloorMode, Lock, SiteCharset, Version, shanghai};
+use super::stock;
 use super::{Fault, PostRec, State, ThreadRec, Viewer};
 use crate::model::Timestamp;
 
@@ -702,6 +703,13 @@ fn post_html(st: &State, v: &Viewer, tc: &ThreadCtx, e: &Entry, prev_pid: u64) -
             "<a href=\"forum.php?mod=viewthread&amp;tid={tid}&amp;page=1&amp;authorid={uid}\" rel=\"nofollow\">只看该作者</a>"
         )
     };
+    let parts = stock::parts(stock::PostIds {
+        pid,
+        uid,
+        tid,
+        fid,
+        first: e.position == 1,
+    });
     let body = match p.lock {
         Some(Lock::Pending) => format!(
             "<div class=\"t_fsz\">\r\n<table cellspacing=\"0\" cellpadding=\"0\"><tr><td class=\"t_f\" id=\"postmessage_{pid}\">\r\n<span class=\"xg1\">待审核</span></td></tr></table>\r\n</div>"
@@ -718,8 +726,10 @@ fn post_html(st: &State, v: &Viewer, tc: &ThreadCtx, e: &Entry, prev_pid: u64) -
                 jammer: (p.jammer && v.uid != p.uid).then_some(pid),
             };
             format!(
-                "<div class=\"t_fsz\">\r\n<table cellspacing=\"0\" cellpadding=\"0\"><tr><td class=\"t_f\" id=\"postmessage_{pid}\">\r\n{}</td></tr></table>\r\n</div>",
-                bbcode::render(&p.message, &ctx)
+                "<div class=\"{}\">\r\n<table cellspacing=\"0\" cellpadding=\"0\"><tr><td class=\"t_f\" id=\"postmessage_{pid}\">\r\n{}</td></tr></table>\r\n{}</div>",
+                parts.body_class,
+                bbcode::render(&p.message, &ctx),
+                parts.after_message
             )
         }
     };
@@ -735,8 +745,22 @@ fn post_html(st: &State, v: &Viewer, tc: &ThreadCtx, e: &Entry, prev_pid: u64) -
         "repquote"
     };
     format!(
-        "<div id=\"post_{pid}\"{style}>\r\n<table id=\"pid{pid}\" class=\"plhin\" summary=\"pid{pid}\" cellspacing=\"0\" cellpadding=\"0\">\r\n<tr>\r\n<td class=\"pls\" rowspan=\"2\">\r\n<div id=\"favatar{pid}\" class=\"{favatar_class}\">\r\n<div class=\"pi\">\r\n<div class=\"authi\"><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xw1\">{name}</a>\r\n</div>\r\n</div>\r\n<div class=\"p_pop blk bui card_gender_0\" id=\"userinfo{pid}\" style=\"display: none; margin-top: -11px;\">\r\n<div class=\"m z\"><div id=\"userinfo{pid}_ma\"></div></div>\r\n<div class=\"i y\"><div><strong><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xi2\">{name}</a></strong></div></div>\r\n</div>\r\n<div><div class=\"avatar\" onmouseover=\"showauthor(this, 'userinfo{pid}')\"><a href=\"home.php?mod=space&amp;uid={uid}\" class=\"avtm\" target=\"_blank\"><img src=\"uc_server/avatar.php?uid={uid}&amp;size=middle\" /></a></div></div>\r\n<p><em><a href=\"home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10\" target=\"_blank\">新手上路</a></em></p>\r\n</div>\r\n</td>\r\n<td class=\"plc\">\r\n<div class=\"pi\">\r\n<strong>\r\n<a href=\"{floor_href}\"  id=\"postnum{pid}\" onclick=\"setCopy(this.href, '帖子地址复制成功');return false;\">\r\n{label}</a>\r\n</strong>\r\n<div class=\"pti\">\r\n<div class=\"pdbt\">\r\n</div>\r\n<div class=\"authi\">\r\n{op_mark}\r\n<em id=\"authorposton{pid}\">发表于 {time}</em>\r\n<span class=\"pipe\">|</span>\r\n{only_author}\r\n</div>\r\n</div>\r\n</div><div class=\"pct\"><div class=\"pcb\">\r\n{body}\r\n<div id=\"comment_{pid}\" class=\"cm\">\r\n</div>\r\n<div id=\"post_rate_div_{pid}\"></div>\r\n</div>\r\n</div>\r\n</td></tr>\r\n<tr><td class=\"plc plm\">\r\n</td>\r\n</tr>\r\n<tr id=\"_postposition{pid}\"></tr>\r\n<tr>\r\n<td class=\"pls\"></td>\r\n<td class=\"plc\" style=\"overflow:visible;\">\r\n<div class=\"po hin\">\r\n<div class=\"pob cl\">\r\n<em>\r\n<a class=\"fastre\" href=\"forum.php?mod=post&amp;action=reply&amp;fid={fid}&amp;tid={tid}&amp;{reply_param}={pid}&amp;extra=page%3D1&amp;page=1\" onclick=\"showWindow('reply', this.href)\">回复</a>\r\n</em>\r\n<p>\r\n<a href=\"javascript:;\" onclick=\"showWindow('miscreport{pid}', 'misc.php?mod=report&rtype=post&rid={pid}&tid={tid}&fid={fid}', 'get', -1);return false;\">举报</a>\r\n</p>\r\n</div>\r\n</div>\r\n</td>\r\n</tr>\r\n<tr class=\"ad\">\r\n<td class=\"pls\">\r\n</td>\r\n<td class=\"plc\">\r\n</td>\r\n</tr>\r\n</table>\r\n</div>",
+        "<div id=\"post_{pid}\"{style}>\r\n<table id=\"pid{pid}\" class=\"plhin\" summary=\"pid{pid}\" cellspacing=\"0\" cellpadding=\"0\">\r\n<tr>\r\n<td class=\"pls\" rowspan=\"2\">\r\n<div id=\"favatar{pid}\" class=\"{favatar_class}\">\r\n<div class=\"pi\">\r\n<div class=\"authi\"><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xw1\">{name}</a>\r\n</div>\r\n</div>\r\n<div class=\"p_pop blk bui card_gender_0\" id=\"userinfo{pid}\" style=\"display: none; margin-top: -11px;\">\r\n<div class=\"m z\"><div id=\"userinfo{pid}_ma\"></div></div>\r\n<div class=\"i y\"><div><strong><a href=\"home.php?mod=space&amp;uid={uid}\" target=\"_blank\" class=\"xi2\">{name}</a></strong>\r\n{online}</div></div>\r\n</div>\r\n<div><div class=\"avatar\" onmouseover=\"showauthor(this, 'userinfo{pid}')\"><a href=\"home.php?mod=space&amp;uid={uid}\" class=\"avtm\" target=\"_blank\"><img src=\"uc_server/avatar.php?uid={uid}&amp;size=middle\" /></a></div></div>\r\n{profile_a}<p><em><a href=\"home.php?mod=spacecp&amp;ac=usergroup&amp;gid=10\" target=\"_blank\">新手上路</a></em></p>\r\n{profile_b}</div>\r\n</td>\r\n<td class=\"plc\">\r\n<div class=\"pi\">\r\n{jump}<strong>\r\n<a href=\"{floor_href}\"  id=\"postnum{pid}\" onclick=\"setCopy(this.href, '帖子地址复制成功');return false;\">\r\n{label}</a>\r\n</strong>\r\n<div class=\"pti\">\r\n<div class=\"pdbt\">\r\n</div>\r\n<div class=\"authi\">\r\n{op_mark}\r\n<em id=\"authorposton{pid}\">发表于 {time}</em>{mobile}\r\n<span class=\"pipe\">|</span>\r\n{only_author}\r\n</div>\r\n</div>\r\n</div><div class=\"pct\">{reward}<div class=\"pcb\">\r\n{body}\r\n<div id=\"comment_{pid}\" class=\"cm\">\r\n{comments}</div>\r\n{rate}\r\n</div>\r\n</div>\r\n</td></tr>\r\n<tr><td class=\"plc plm\">\r\n{sign}</td>\r\n</tr>\r\n<tr id=\"_postposition{pid}\"></tr>\r\n<tr>\r\n<td class=\"pls\"></td>\r\n<td class=\"plc\" style=\"overflow:visible;\">\r\n<div class=\"po hin\">\r\n<div class=\"pob cl\">\r\n<em>\r\n<a class=\"fastre\" href=\"forum.php?mod=post&amp;action=reply&amp;fid={fid}&amp;tid={tid}&amp;{reply_param}={pid}&amp;extra=page%3D1&amp;page=1\" onclick=\"showWindow('reply', this.href)\">回复</a>\r\n</em>\r\n<p>\r\n<a href=\"javascript:;\" onclick=\"showWindow('miscreport{pid}', 'misc.php?mod=report&rtype=post&rid={pid}&tid={tid}&fid={fid}', 'get', -1);return false;\">举报</a>\r\n</p>\r\n</div>\r\n</div>\r\n</td>\r\n</tr>\r\n<tr class=\"ad\">\r\n<td class=\"pls\">\r\n</td>\r\n<td class=\"plc\">\r\n{ad}</td>\r\n</tr>\r\n</table>\r\n</div>",
         time = pc_time(st, p.time),
+        online = parts.online,
+        profile_a = parts.numbercard,
+        profile_b = parts.profile,
+        jump = parts.jump,
+        mobile = parts.mobile,
+        reward = parts.reward,
+        comments = parts.comments,
+        rate = if parts.rate.is_empty() {
+            format!("<div id=\"post_rate_div_{pid}\"></div>")
+        } else {
+            parts.rate
+        },
+        sign = parts.sign,
+        ad = parts.ad,
     )
 }
 

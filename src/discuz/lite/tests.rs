@@ -15,10 +15,17 @@ fn ctx(source: &str) -> ParseContext {
 
 /// Parse through both paths; true when the fast path accepted the page (and agreed).
 fn same(name: &str, bytes: &[u8]) -> bool {
+    read_alike(name, bytes).is_some()
+}
+
+/// Parse through both paths; when the fast path accepted the page (and agreed), the
+/// number of its posts it left to html5ever one by one.
+fn read_alike(name: &str, bytes: &[u8]) -> Option<usize> {
     let (fast, slow) = both_paths(bytes, &ctx(name), &[]);
-    let Some(fast) = fast else {
-        return false;
-    };
+    let FastRead {
+        parsed: fast,
+        posts_declined,
+    } = fast?;
     let slow =
         slow.unwrap_or_else(|e| panic!("{name}: the fast path read a page html5ever refuses: {e}"));
     assert_eq!(fast.warnings, slow.warnings, "{name}");
@@ -34,7 +41,7 @@ fn same(name: &str, bytes: &[u8]) -> bool {
         assert_eq!(f, s, "{name}: pid {:?}", s.pid);
     }
     assert_eq!(fast.page, slow.page, "{name}");
-    true
+    Some(posts_declined)
 }
 
 fn get(forum: &TestForum, target: &str) -> Vec<u8> {
@@ -184,7 +191,6 @@ fn fast_path_reads_every_page_as_html5ever_does() {
 fn builder_declines_what_it_does_not_implement() {
     for html in [
         "<div><b>x</div></b>",
-        "<p><div>x</div></p>",
         "<table>text<tr><td>x</td></tr></table>",
         "<a href=x><a href=y>z</a></a>",
         "<div>&copy 2024</div>",
@@ -196,6 +202,21 @@ fn builder_declines_what_it_does_not_implement() {
         "<![CDATA[x]]>",
     ] {
         assert!(build(html).is_none(), "{html}");
+    }
+    // What it builds, it builds as html5ever does: the stock templates' tables and the
+    // paragraph an attachment tooltip closes.
+    for html in [
+        "<div class=\"tns\"><table cellspacing=\"0\"><th><p><a href=\"x\">4</a></p>主题</th><th>1</th><td><p>3</p>积分</td></table></div>",
+        "<table class=\"ratl\">\n<tr>\n<th>a</th>\n</tr>\n<tbody class=\"ratl_l\"><tr id=\"r\"><td>b</td></tr>\n</tbody>\n</table>",
+        "<table><tr><td>a</td><tr><td>b</td></table>",
+        "<table><tbody><tr><td>a</td></tr></tbody><tbody><td>b</td></tbody></table>",
+        "<p class=\"attnm\"><a href=\"x\">f.zip</a>\n<div class=\"tip\">t</div>\n</p><p>1 KB</p>",
+        "<p>a<p>b</p><hr />c</p>",
+    ] {
+        let d = build(html).unwrap_or_else(|| panic!("declined {html}"));
+        let ours = NodeRef { dom: &d, id: 0 }.inner_html();
+        let theirs = scraper::Html::parse_document(html).root_element().html();
+        assert_eq!(ours, theirs, "{html}");
     }
     let d = build("<table>\n<tr><td class=\"t_f\" id=\"m\">a&amp;b&nbsp;<br />\r\n<font color=\"Red\" size=\"5\">红</font><!--c--></td></tr></table>").unwrap();
     let doc = NodeRef { dom: &d, id: 0 };
@@ -274,4 +295,79 @@ fn the_short_text_scan_finds_the_first_reference_cr_or_nul_as_memchr3_does() {
             }
         }
     }
+}
+
+/// Issue 22: every page shaped like the stock X3.4/X3.5 templates (the test forum's pages,
+/// which render the numbercard, medals, group icons, online marks, signatures, 评分 logs,
+/// 点评, 回帖奖励, polls, attachments and image lists, edit notices, 楼主/沙发 and custom
+/// floor names, ads between posts; the benches' 200 pages; the stock fixture) is read by
+/// the fast path with no post left to html5ever.
+#[test]
+fn stock_pages_take_the_fast_path_with_no_post_declined() {
+    let fixture = "stock-x34-parts.html";
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/discuz");
+    let mut pages = vec![(
+        fixture.to_string(),
+        std::fs::read(dir.join(fixture)).unwrap(),
+    )];
+    for (version, charset, human, jammer) in [
+        (Version::X34, SiteCharset::Utf8, true, false),
+        (Version::X35, SiteCharset::Utf8, false, true),
+        (Version::X34, SiteCharset::Gbk, true, true),
+    ] {
+        let mut spec = spec(version, charset, human, jammer);
+        spec.site.floor_names = vec!["楼主".into(), "沙发".into(), "板凳".into()];
+        let forum = TestForum::start(spec).unwrap();
+        for page in 1..=4 {
+            let target = format!("/forum.php?mod=viewthread&tid=4001&page={page}");
+            pages.push((
+                format!("{version:?} {charset:?} page {page}"),
+                get(&forum, &target),
+            ));
+        }
+    }
+    let t = thread::BENCH;
+    for page in 1..=t.pages {
+        pages.push((format!("bench saved page {page}"), t.saved_page(page)));
+    }
+    let mut declines = Vec::new();
+    for (name, bytes) in &pages {
+        // Both paths on a sample (html5ever is slow in a debug build), the fast one on all.
+        let sampled = !name.starts_with("bench") || name.ends_with(" 1") || name.ends_with("00");
+        let declined = if sampled {
+            read_alike(name, bytes)
+        } else {
+            let text = String::from_utf8_lossy(bytes);
+            parse(text.trim(), true, &ctx(name), &[]).map(|r| r.posts_declined)
+        };
+        if declined != Some(0) {
+            let (fast, _) = both_paths(bytes, &ctx(name), &[]);
+            eprintln!("{name}: {:?}", fast.map(|f| f.posts_declined));
+        }
+        match declined {
+            Some(0) => {}
+            Some(n) => declines.push(format!("{name}: {n} posts")),
+            None => declines.push(format!("{name}: the whole page")),
+        }
+    }
+    assert_eq!(declines, Vec::<String>::new(), "declined on stock pages");
+}
+
+/// Issue 22: a post the fast path cannot read declines that post alone: the rest of the
+/// page stays on the fast path, and the page reads as html5ever reads it.
+#[test]
+fn an_odd_post_declines_that_post_not_the_page() {
+    let t = thread::BENCH;
+    let page = String::from_utf8(t.saved_page(2)).unwrap();
+    let pid = t.pid_base + 12;
+    // A tree this builder does not build (`<pre>`) inside one post's message…
+    let cell = format!("id=\"postmessage_{pid}\">");
+    assert!(page.contains(&cell));
+    let odd_tree = page.replacen(&cell, &format!("{cell}<pre>代码\n块</pre>"), 1);
+    assert_eq!(read_alike("odd tree", odd_tree.as_bytes()), Some(1));
+    // …and a post not in the stock shape (no `plhin`, a customised header).
+    let table = format!("id=\"pid{pid}\" class=\"plhin\"");
+    assert!(page.contains(&table));
+    let odd_shape = page.replacen(&table, &format!("id=\"pid{pid}\" class=\"vt_table\""), 1);
+    assert_eq!(read_alike("odd shape", odd_shape.as_bytes()), Some(1));
 }
