@@ -17,27 +17,28 @@ pub(crate) use recruit::settle_recruits;
 pub(crate) use traps::{burned, holds_effect, order_key, settle_traps};
 
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow, Mark, Prompt, Stop, Used};
+use crate::ctx::{Attack, Ctx, Flow, Mark, Stop, Used};
+use crate::phase::Prompt;
 use crate::rules::{Effect, SkillDef, Step};
 use crate::state::{Link, Phase, SkillState};
 
 /// Apply a submitted (validated) action: spend a use, lose what using it loses, run its
 /// effects as marks.
 pub(crate) fn apply_action(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
-    cx.used.push(Used {
+    cx.marks.used.push(Used {
         actor: a.actor.clone(),
         skill: a.skill.clone(),
         targets: a.targets.clone(),
         void: false,
-        at: cx.checkpoint.clone(),
+        at: cx.at.checkpoint.clone(),
     });
     // the skill's own feedback may be released at another checkpoint than its step's
-    let step_checkpoint = cx.checkpoint.clone();
+    let step_checkpoint = cx.at.checkpoint.clone();
     if def.feedback_at.is_some() {
-        cx.checkpoint = def.feedback_at.clone();
+        cx.at.checkpoint = def.feedback_at.clone();
     }
     let r = apply_effects(cx, def, a);
-    cx.checkpoint = step_checkpoint;
+    cx.at.checkpoint = step_checkpoint;
     r
 }
 
@@ -88,16 +89,16 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             Effect::Kill { cause } => {
                 for t in &a.targets {
                     let cause = cause.clone().unwrap_or_else(|| "指杀".into());
-                    cx.attacks.push(Attack {
+                    cx.marks.attacks.push(Attack {
                         target: t.clone(),
                         actor: a.actor.clone(),
                         skill: a.skill.clone(),
-                        step: cx.step.clone(),
+                        step: cx.at.step.clone(),
                         cause,
                     });
                 }
             }
-            Effect::Protect { .. } => mark(&mut cx.protects, a),
+            Effect::Protect { .. } => mark(&mut cx.marks.protects, a),
             Effect::Recruit { .. } => recruit::queue(cx, a),
             Effect::BecomeRole { role } => {
                 recruit::convert_into(cx, &a.actor, role, true, false);
@@ -110,7 +111,7 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             }
             Effect::Shroud => {
                 for t in &a.targets {
-                    cx.shrouds.push((
+                    cx.marks.shrouds.push((
                         Mark {
                             target: t.clone(),
                             actor: a.actor.clone(),
@@ -120,11 +121,11 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
                     ));
                 }
             }
-            Effect::Burn { .. } | Effect::Retaliate => mark(&mut cx.traps, a),
+            Effect::Burn { .. } | Effect::Retaliate => mark(&mut cx.marks.traps, a),
             Effect::AttacksAsPoison => {
                 let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
                 if let Some(c) = camp {
-                    cx.poison_camps.push((c, a.skill.clone()));
+                    cx.marks.poison_camps.push((c, a.skill.clone()));
                 }
             }
             Effect::Restrict { announce } => info::restrict(cx, a, announce),
@@ -153,11 +154,11 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             Effect::Hunt { camp } => traps::hunt(cx, camp, a),
             Effect::Relay { to_role, max_chars } => info::relay(cx, a, to_role, *max_chars)?,
             Effect::RefreshLimited => info::refresh_limited(cx, a),
-            Effect::Save => mark(&mut cx.saves, a),
-            Effect::Poison => mark(&mut cx.poisons, a),
+            Effect::Save => mark(&mut cx.marks.saves, a),
+            Effect::Poison => mark(&mut cx.marks.poisons, a),
             Effect::SeeKills => {
                 let mut seen: Vec<String> = Vec::new();
-                for atk in &cx.attacks {
+                for atk in &cx.marks.attacks {
                     if !seen.contains(&atk.target) {
                         seen.push(atk.target.clone());
                     }
@@ -190,13 +191,13 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             }
             Effect::Link { .. } => link(cx, eff, a)?,
             Effect::SaveExcept { causes } => {
-                mark(&mut cx.saves, a);
+                mark(&mut cx.marks.saves, a);
                 for t in &a.targets {
-                    cx.wards.push((t.clone(), causes.clone()));
+                    cx.marks.wards.push((t.clone(), causes.clone()));
                 }
             }
             Effect::Blast { .. } => blast(cx, eff, a),
-            Effect::Exorcise { .. } => mark(&mut cx.exorcisms, a),
+            Effect::Exorcise { .. } => mark(&mut cx.marks.exorcisms, a),
             Effect::Convert { .. } => convert(cx, eff, a),
             Effect::FollowCamp => {
                 let t = &a.targets[0];
@@ -508,7 +509,7 @@ pub(crate) fn immunity_of(cx: &Ctx, name: &str) -> Option<(String, String)> {
 /// carries it too, so the director sees the reading taken whenever it applies.
 pub(crate) fn wasted_protects(cx: &mut Ctx, step: &Step) -> Flow {
     let reading = Some(step.clause.clone()).filter(|c| crate::rules::is_reading(c));
-    for m in cx.protects.clone() {
+    for m in cx.marks.protects.clone() {
         let Some(def) = cx.rules.skill(&m.skill) else {
             continue;
         };
@@ -521,7 +522,7 @@ pub(crate) fn wasted_protects(cx: &mut Ctx, step: &Step) -> Flow {
             else {
                 continue;
             };
-            if cx.attacks.iter().any(|a| a.target == m.target) {
+            if cx.marks.attacks.iter().any(|a| a.target == m.target) {
                 continue;
             }
             let Some(p) = cx.st.player_mut(&m.target) else {
@@ -781,7 +782,7 @@ pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
                 .collect();
             for w in who {
                 if let Err(stop) = cx.go_out(&w, cause, None, &r.clause) {
-                    cx.deferred.get_or_insert(stop);
+                    cx.at.deferred.get_or_insert(stop);
                 }
             }
         }
@@ -798,7 +799,7 @@ pub(crate) fn camp_lost(cx: &mut Ctx, camp: &str) {
             }
         }
         if let Some(a) = &r.announce {
-            cx.announcements.push(a.clone());
+            cx.report.announcements.push(a.clone());
         }
         if let Some(status) = &r.clear_status {
             for p in &mut cx.st.players {
@@ -864,16 +865,16 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
     let mut v = Vec::new();
     match cx.input.moment.phase {
         Phase::Day => {
-            for d in &cx.deaths {
+            for d in &cx.report.deaths {
                 v.push(format!("{} 出局（{}）", d.player, d.cause));
             }
         }
         _ if cx.input.moment.day == 0 => {}
         _ => {
-            if cx.deaths.is_empty() {
+            if cx.report.deaths.is_empty() {
                 v.push("昨夜无人出局".to_string());
             } else {
-                let names: Vec<&str> = cx.deaths.iter().map(|d| d.player.as_str()).collect();
+                let names: Vec<&str> = cx.report.deaths.iter().map(|d| d.player.as_str()).collect();
                 v.push(format!("昨夜出局：{}", names.join("、")));
             }
             v.extend(public_counters(cx, ""));
@@ -881,6 +882,7 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
     }
     if let Some(lw) = &cx.rules.last_words {
         let with: Vec<&str> = cx
+            .report
             .deaths
             .iter()
             .filter(|d| {
@@ -898,7 +900,7 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
         }
     }
     if cx.input.moment.phase == Phase::Day {
-        for l in &cx.log {
+        for l in &cx.report.log {
             if l.text.contains("警长移交给") {
                 v.push(l.text.clone());
             }
@@ -948,7 +950,7 @@ pub(crate) fn extra_uses(
 /// `sense-camp`: holders whose camp changed during the night are told (at its end).
 pub(crate) fn sense_camps(cx: &mut Ctx) {
     let mut told = Vec::new();
-    for (name, before) in &cx.start_camps {
+    for (name, before) in &cx.at.start_camps {
         let Some(p) = cx.st.player(name) else {
             continue;
         };
@@ -992,7 +994,7 @@ pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
     if cx.input.moment.phase != Phase::Night {
         return;
     }
-    let Some(killer) = cx.source.clone() else {
+    let Some(killer) = cx.at.source.clone() else {
         return;
     };
     mutiny_count(cx, name, &killer);
@@ -1019,11 +1021,11 @@ pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
             format!("{killer} 再次击杀{camp}的乱世流民，承受一次来自 {name} 的指杀"),
             &clause,
         );
-        cx.late_attacks.push(Attack {
+        cx.marks.late_attacks.push(Attack {
             target: killer.clone(),
             actor: name.to_string(),
             skill: skill.clone(),
-            step: cx.step.clone(),
+            step: cx.at.step.clone(),
             cause: "指杀".into(),
         });
     } else if risen && !cx.st.counters.contains_key(&shown) {
@@ -1042,7 +1044,7 @@ pub(crate) fn grievance_on_out(cx: &mut Ctx, name: &str) {
             .replace("{camp}", k.camp.as_deref().unwrap_or("无阵营"));
         let clause = cx.skill_clause(&skill);
         cx.note(text.clone(), &clause);
-        cx.announcements.push(text);
+        cx.report.announcements.push(text);
     }
 }
 
@@ -1095,7 +1097,7 @@ pub(crate) fn grievance_morning(cx: &mut Ctx) {
         let text = announce.replace("{camp}", &camp);
         let clause = cx.skill_clause(&skill);
         cx.note(format!("{text}（{}）", who.join("、")), &clause);
-        cx.announcements.push(text);
+        cx.report.announcements.push(text);
     }
 }
 

@@ -3,7 +3,10 @@
 //! See DESIGN.md for where a role behaviour goes and how a rule set plugs in.
 
 pub mod action;
+mod conditions;
+mod ctx;
 mod effects;
+pub mod phase;
 pub mod resolve;
 pub mod rng;
 pub mod rules;

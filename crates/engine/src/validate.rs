@@ -3,7 +3,7 @@
 //! A skill not submitted counts as not used.
 
 use crate::action::{Action, Invalid};
-use crate::resolve::PhaseInput;
+use crate::phase::PhaseInput;
 use crate::rules::{EngineRules, SkillDef, Step, Timing};
 use crate::state::{GameState, Phase, PlayerState};
 

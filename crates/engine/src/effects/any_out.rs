@@ -1,7 +1,8 @@
 //! Passive skills that watch every player's out, whoever holds them: `out-counter`
 //! (灵力 arithmetic), `sense-neighbours` (感魔), `follow-out` (灵散).
 
-use crate::resolve::{Ctx, Feedback, Flow};
+use crate::ctx::{Ctx, Flow};
+use crate::phase::Feedback;
 use crate::rules::{Effect, Step};
 use crate::state::Phase;
 
@@ -82,7 +83,7 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         );
         let clause = cx.skill_clause(&skill);
         cx.note(format!("{holder} {text}"), &clause);
-        cx.senses.push(Feedback {
+        cx.report.senses.push(Feedback {
             player: holder,
             text,
             at: None,
@@ -96,7 +97,7 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
                 && cx.st.player(&h).is_some_and(|p| p.alive())
         });
     if follows {
-        if cx.follow_step_ahead {
+        if cx.at.follow_step_ahead {
             cx.note(format!("{name} 出局，其追随者在灵散结算时出局"), "");
         } else {
             follow_out(cx, name)?;
@@ -141,10 +142,10 @@ pub(crate) fn settle_follow_out(cx: &mut Ctx, _step: &Step) -> Flow {
 
 /// Tell the `sense-neighbours` feedback to holders still in the game (and not idle).
 pub(crate) fn tell_senses(cx: &mut Ctx) {
-    for f in std::mem::take(&mut cx.senses) {
+    for f in std::mem::take(&mut cx.report.senses) {
         let alive = cx.st.player(&f.player).is_some_and(|p| p.alive());
         if alive && !cx.idle(&f.player) {
-            cx.feedback.push(f);
+            cx.report.feedback.push(f);
         } else {
             cx.note(
                 format!("{} 已出局或挂机，不再反馈：{}", f.player, f.text),
@@ -181,6 +182,6 @@ pub(crate) fn announce_counters(cx: &mut Ctx, step: &Step) {
     let lines = public_counters(cx, step.label.as_deref().unwrap_or(""));
     for l in lines {
         cx.note(format!("公示：{l}"), &step.clause);
-        cx.announcements.push(l);
+        cx.report.announcements.push(l);
     }
 }

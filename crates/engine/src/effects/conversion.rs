@@ -2,7 +2,7 @@
 //! role's `disguise` says whether the old skills stay and whom the convert learns.
 
 use crate::action::Action;
-use crate::resolve::Ctx;
+use crate::ctx::Ctx;
 use crate::rules::{Effect, EngineRules, SkillDef};
 use crate::state::{GameState, SkillState};
 

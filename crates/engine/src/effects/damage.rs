@@ -3,7 +3,7 @@
 //! out but the listed ones.
 
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow};
+use crate::ctx::{Attack, Ctx, Flow};
 use crate::rules::{Effect, Step};
 use crate::state::Phase;
 
@@ -13,13 +13,14 @@ pub(crate) fn warded(cx: &mut Ctx, name: &str, cause: &str) -> bool {
     if cx.input.moment.phase != Phase::Night {
         return false;
     }
-    let Some((_, allowed)) = cx.wards.iter().find(|(t, _)| t == name) else {
+    let Some((_, allowed)) = cx.marks.wards.iter().find(|(t, _)| t == name) else {
         return false;
     };
     if allowed.iter().any(|c| c == cause) {
         return false;
     }
     let skill = cx
+        .marks
         .saves
         .iter()
         .find(|m| m.target == name)
@@ -66,22 +67,22 @@ pub(crate) fn blast(cx: &mut Ctx, eff: &Effect, a: &Action) {
         &clause,
     );
     for v in victims {
-        cx.damages.push(Attack {
+        cx.marks.damages.push(Attack {
             target: v,
             actor: a.actor.clone(),
             skill: a.skill.clone(),
-            step: cx.step.clone(),
+            step: cx.at.step.clone(),
             cause: a.skill.clone(),
         });
     }
     if let Some(t) = announce {
-        cx.announcements.push(t.replace("{actor}", &a.actor));
+        cx.report.announcements.push(t.replace("{actor}", &a.actor));
     }
 }
 
 /// `settle = "damage"`: every marked 致死伤害 in order through the death path.
 pub(crate) fn settle_damage(cx: &mut Ctx, step: &Step) -> Flow {
-    for d in cx.damages.clone() {
+    for d in cx.marks.damages.clone() {
         let clause = cx
             .rules
             .causes
@@ -104,7 +105,7 @@ pub(crate) fn settle_damage(cx: &mut Ctx, step: &Step) -> Flow {
 /// `settle = "exorcise"`: each target of the effect's camp goes out; a hit refreshes the
 /// actor's skill when the effect says so (even if the target was already out).
 pub(crate) fn settle_exorcise(cx: &mut Ctx, step: &Step) -> Flow {
-    for m in cx.exorcisms.clone() {
+    for m in cx.marks.exorcisms.clone() {
         let Some(def) = cx.rules.skill(&m.skill) else {
             continue;
         };

@@ -2,14 +2,14 @@
 //! changes), `pipe`, `force`, `restrict`, `relay`, `refresh-limited`.
 
 use crate::action::Action;
-use crate::resolve::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::state::{Restriction, Status};
 
 /// What a `shroud` on `target` tonight says instead: (camp shown, skill feedback text).
 fn mask(cx: &Ctx, target: &str) -> (Option<String>, Option<String>) {
     let mut camp = None;
     let mut text = None;
-    for (m, choice) in &cx.shrouds {
+    for (m, choice) in &cx.marks.shrouds {
         if m.target != target {
             continue;
         }
@@ -57,6 +57,7 @@ pub(crate) fn observe(cx: &mut Ctx, a: &Action, role: bool) {
             Some(text) => lines.push(text),
             None => {
                 let did: Vec<String> = cx
+                    .marks
                     .used
                     .iter()
                     .filter(|u| &u.actor == t)
@@ -69,6 +70,7 @@ pub(crate) fn observe(cx: &mut Ctx, a: &Action, role: bool) {
                     })
                     .collect();
                 let got: Vec<String> = cx
+                    .marks
                     .used
                     .iter()
                     .filter(|u| u.targets.contains(t))
@@ -145,7 +147,7 @@ pub(crate) fn pipe(
         } else {
             cx.note(format!("{t} 进入{status}状态"), &clause);
             if let Some(ann) = announce {
-                cx.announcements.push(ann.replace("{target}", t));
+                cx.report.announcements.push(ann.replace("{target}", t));
             }
         }
     }
@@ -234,13 +236,13 @@ pub(crate) fn force(
         targets: rest.clone(),
         choice: None,
     };
-    let before = cx.feedback.len();
+    let before = cx.report.feedback.len();
     cx.note(
         format!("{} <{}>：{x} 额外使用<{skill}>", a.actor, a.skill),
         &clause,
     );
     crate::effects::apply_action(cx, &def, &forced)?;
-    let seen: Vec<(String, Option<String>)> = cx.feedback[before..]
+    let seen: Vec<(String, Option<String>)> = cx.report.feedback[before..]
         .iter()
         .filter(|f| f.player == x)
         .map(|f| (f.text.clone(), f.at.clone()))
@@ -270,7 +272,7 @@ pub(crate) fn restrict(cx: &mut Ctx, a: &Action, announce: &Option<String>) {
         skill: a.skill.clone(),
     });
     if let Some(t) = announce {
-        cx.announcements.push(t.clone());
+        cx.report.announcements.push(t.clone());
     }
 }
 

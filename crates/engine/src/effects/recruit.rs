@@ -3,7 +3,7 @@
 //! the slot order when its holder goes out.
 
 use crate::action::Action;
-use crate::resolve::{Ctx, Flow};
+use crate::ctx::{Ctx, Flow};
 use crate::rules::Effect;
 use crate::state::SkillState;
 
@@ -18,7 +18,7 @@ fn recruit_of<'r>(cx: &Ctx<'r>, skill: &str) -> Option<&'r Effect> {
 
 /// Fill the slots from every recruit action of this step, in `recruit_order`.
 pub(crate) fn settle_recruits(cx: &mut Ctx) {
-    let pending = std::mem::take(&mut cx.recruits);
+    let pending = std::mem::take(&mut cx.marks.recruits);
     if pending.is_empty() {
         return;
     }
@@ -176,7 +176,7 @@ pub(crate) fn convert_into(cx: &mut Ctx, name: &str, role: &str, skills: bool, i
 
 /// Queue a recruit action (filled at the end of its step, all recruiters together).
 pub(crate) fn queue(cx: &mut Ctx, a: &Action) {
-    cx.recruits.push(a.clone());
+    cx.marks.recruits.push(a.clone());
 }
 
 /// On going out, the recruit skill passes to the first living slot holder of the holder's camp.

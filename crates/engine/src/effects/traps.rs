@@ -3,14 +3,15 @@
 //! skill on the target), `attacks-as-poison`, `hunt`, and the kill/poison checks they feed.
 
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow, Mark};
+use crate::ctx::{Attack, Ctx, Flow, Mark};
 use crate::rules::{Effect, Step};
 use crate::state::Status;
 
 /// The skill uses of this night that chose `target` (void ones excluded), in order: (actor,
 /// checkpoint of the use).
 fn used_on(cx: &Ctx, target: &str) -> Vec<(String, Option<String>)> {
-    cx.used
+    cx.marks
+        .used
         .iter()
         .filter(|u| !u.void && u.targets.iter().any(|t| t == target))
         .map(|u| (u.actor.clone(), u.at.clone()))
@@ -19,7 +20,7 @@ fn used_on(cx: &Ctx, target: &str) -> Vec<(String, Option<String>)> {
 
 /// `settle = "traps"`: every `burn` trap, then every `retaliate` trap, in marking order.
 pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
-    let traps = cx.traps.clone();
+    let traps = cx.marks.traps.clone();
     for kind_burn in [true, false] {
         for m in &traps {
             let Some(def) = cx.rules.skill(&m.skill) else {
@@ -94,11 +95,11 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
                                 ),
                                 &clause,
                             );
-                            cx.attacks.push(Attack {
+                            cx.marks.attacks.push(Attack {
                                 target: u,
                                 actor: m.actor.clone(),
                                 skill: m.skill.clone(),
-                                step: cx.step.clone(),
+                                step: cx.at.step.clone(),
                                 cause: "指杀".into(),
                             });
                         }
@@ -124,7 +125,7 @@ pub(crate) fn hunt(cx: &mut Ctx, camp: &str, a: &Action) {
         {
             s.lost = true;
         }
-        if let Some(u) = cx.used.last_mut() {
+        if let Some(u) = cx.marks.used.last_mut() {
             u.void = true;
         }
         cx.note(
@@ -136,7 +137,7 @@ pub(crate) fn hunt(cx: &mut Ctx, camp: &str, a: &Action) {
             format!("<{}>：{t} 属于{camp}，你失去<{}>。", a.skill, a.skill),
         );
     } else {
-        cx.poisons.push(Mark {
+        cx.marks.poisons.push(Mark {
             target: t.clone(),
             actor: a.actor.clone(),
             skill: a.skill.clone(),
