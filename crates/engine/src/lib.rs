@@ -3,8 +3,10 @@
 //! See DESIGN.md for where a role behaviour goes and how a rule set plugs in.
 
 pub mod action;
+mod announce;
 mod conditions;
 mod ctx;
+mod death;
 mod effects;
 pub mod phase;
 pub mod resolve;

@@ -22,8 +22,8 @@ pub use crate::phase::{
     Continuation, Death, Feedback, LogEntry, OnPrompt, Outcome, PhaseInput, Prompt, Rejected,
     Resolution,
 };
-use crate::rules::{Check, Condition, EngineRules, Settle, Step, Timing};
-use crate::state::{GameState, Out, Phase};
+use crate::rules::{Check, EngineRules, Settle, Step, Timing};
+use crate::state::{GameState, Phase};
 use crate::validate;
 
 /// Resolve a night (`moment.phase == Night`; day 0 is 开局) or a day's outcome.
@@ -204,7 +204,7 @@ impl<'a> Ctx<'a> {
                     format!("导演判定 {camp} 判负"),
                     "某阵营满足其判负条件之一时，该阵营优先判负。",
                 );
-                effects::camp_lost(self, &camp);
+                crate::death::camp_lost(self, &camp);
             }
         }
         if let Some(s) = &self.input.sheriff {
@@ -662,9 +662,9 @@ impl<'a> Ctx<'a> {
             .filter(|(_, s)| !s.lost)
             .find_map(|(k, _)| {
                 self.rules.skill(k)?.effects.iter().find_map(|e| match e {
-                    crate::rules::Effect::FirstOutImmunity { counter } => {
-                        Some((k.clone(), counter.clone()))
-                    }
+                    crate::effects::Effect::FirstOutImmunity(
+                        crate::effects::kind::FirstOutImmunity { counter },
+                    ) => Some((k.clone(), counter.clone())),
                     _ => None,
                 })
             })?;
@@ -677,7 +677,8 @@ impl<'a> Ctx<'a> {
     }
 
     fn spend_dodge(&mut self, t: &str) -> Option<(String, String)> {
-        let skill = effects::holds_effect(self, t, |e| matches!(e, crate::rules::Effect::Dodge))?;
+        let skill =
+            effects::holds_effect(self, t, |e| matches!(e, crate::effects::Effect::Dodge(_)))?;
         let p = self.st.player_mut(t)?;
         let s = p.skills.get_mut(&skill)?;
         match s.uses_left {
@@ -800,7 +801,7 @@ impl<'a> Ctx<'a> {
                 }
                 Check::AttackImmune => {
                     if let Some(skill) = effects::holds_effect(self, &atk.target, |e| {
-                        matches!(e, crate::rules::Effect::AttackImmunity)
+                        matches!(e, crate::effects::Effect::AttackImmunity(_))
                     }) {
                         let clause = self.skill_clause(&skill);
                         self.note(
@@ -838,105 +839,6 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
-    }
-
-    /// The one death path. A player goes out once; each on-out trigger fires once, in the
-    /// rule set's trigger order, and a trigger's own deaths run their chains before the next
-    /// trigger of this death (so a hunter's shot lands after the hunter's lover).
-    pub fn go_out(&mut self, name: &str, cause: &str, via: Option<&str>, clause: &str) -> Flow {
-        let Some(p) = self.st.player_mut(name) else {
-            return Ok(());
-        };
-        if let Some(out) = &mut p.out {
-            out.causes.push(cause.to_string());
-            if let Some(d) = self.report.deaths.iter_mut().find(|d| d.player == name) {
-                d.also.push(cause.to_string());
-            }
-            self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
-            return Ok(());
-        }
-        if effects::warded(self, name, cause) {
-            return Ok(());
-        }
-        self.st.outs += 1;
-        let order = self.st.outs;
-        let p = self.st.player_mut(name).expect("exists");
-        p.out = Some(Out {
-            at: self.input.moment,
-            cause: cause.to_string(),
-            causes: vec![cause.to_string()],
-            order,
-        });
-        self.report.deaths.push(Death {
-            player: name.to_string(),
-            cause: cause.to_string(),
-            via: via.map(str::to_string),
-            step: self.at.step.clone(),
-            clause: clause.to_string(),
-            also: Vec::new(),
-        });
-        self.note(format!("{name} 出局（{cause}）"), clause);
-        self.tell(name, format!("你已出局（{cause}）。"));
-        self.individual_loss(name, false);
-        // The cause that started a link chain (a lover's 红牌 bars the hunter's shot).
-        let root = match via {
-            Some(v) => self
-                .report
-                .deaths
-                .iter()
-                .find(|d| d.player == v)
-                .map(|d| d.cause.clone())
-                .unwrap_or_default(),
-            None => cause.to_string(),
-        };
-        effects::grievance_on_out(self, name);
-        self.at.source = None; // chains caused by this out are not the attacker's
-        effects::on_any_out(self, name)?;
-        for skill in self.st.on_out_skills(self.rules, name) {
-            let Some(def) = self.rules.skill(&skill) else {
-                continue;
-            };
-            if !def.forced && self.idle(name) {
-                self.note(
-                    format!("{name} 处于挂机状态，不能发动<{skill}>"),
-                    &def.clause,
-                );
-                if self.rules.sheriff_skills.contains(&skill)
-                    && self.st.sheriff.as_deref() == Some(name)
-                {
-                    self.st.sheriff = None;
-                    self.note(format!("{name} 出局，警徽无人继承"), &def.clause);
-                }
-                continue;
-            }
-            for eff in &def.effects {
-                effects::on_out(self, name, &skill, def, eff, cause, &root)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A player of an individual camp loses alone: on going out, or (`at_end`) still in it
-    /// when the game ends. Noted for the director, not announced (「无阵营混血除外」).
-    fn individual_loss(&mut self, name: &str, at_end: bool) {
-        let Some(il) = &self.rules.individual_lose else {
-            return;
-        };
-        let Some(camp) = self.st.player(name).and_then(|p| p.camp.clone()) else {
-            return;
-        };
-        if !self.rules.individual_camps.contains(&camp)
-            || self.report.losers.iter().any(|l| l == name)
-        {
-            return;
-        }
-        let (why, clause) = if at_end {
-            ("游戏结束时仍属于", il.at_end.clone())
-        } else {
-            ("出局时属于", il.out.clone())
-        };
-        self.report.losers.push(name.to_string());
-        self.note(format!("{name} {why}{camp}，个人判负"), &clause);
     }
 
     /// A day out whose cause means a status (灵族杀 红牌 → 挂机): the player stays in the game
@@ -983,34 +885,6 @@ impl<'a> Ctx<'a> {
                     text: format!("{a}：未触发，未使用"),
                     clause: String::new(),
                 });
-            }
-        }
-    }
-
-    /// 判负 of every camp meeting a loss condition (sticky), with the camp-lost rules.
-    pub fn check_losses(&mut self) {
-        for camp in &self.rules.camps {
-            if self.st.camps_lost.contains(&camp.name) {
-                continue;
-            }
-            // `every_camp_lose` is for camps whose members are judged together: an individual
-            // camp (独立阵营「各自判定」) is no team, each member loses alone.
-            let every: &[Condition] = if self.rules.individual_camps.contains(&camp.name) {
-                &[]
-            } else {
-                &self.rules.every_camp_lose
-            };
-            if let Some(c) = camp
-                .lose
-                .iter()
-                .chain(every)
-                .find(|c| holds(self.rules, &self.st, &camp.name, c))
-            {
-                let clause = c.clause().to_string();
-                self.st.camps_lost.push(camp.name.clone());
-                self.report.camps_lost.push(camp.name.clone());
-                self.note(format!("{} 判负", camp.name), &clause);
-                effects::camp_lost(self, &camp.name);
             }
         }
     }
@@ -1065,7 +939,7 @@ impl<'a> Ctx<'a> {
         }
         self.report
             .announcements
-            .splice(0..0, effects::announce(self));
+            .splice(0..0, crate::announce::announce(self));
     }
 
     fn finish(mut self) -> Outcome {

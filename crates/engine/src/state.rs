@@ -348,9 +348,11 @@ fn initial_counters(rules: &EngineRules, skills: &[String]) -> BTreeMap<String, 
             .map(|d| d.effects.as_slice())
             .unwrap_or_default()
         {
-            if let crate::rules::Effect::OutCounter {
-                counter, initial, ..
-            } = e
+            if let crate::effects::Effect::OutCounter(crate::effects::kind::OutCounter {
+                counter,
+                initial,
+                ..
+            }) = e
             {
                 m.insert(counter.clone(), *initial);
             }

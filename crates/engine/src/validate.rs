@@ -178,7 +178,11 @@ fn check(
     let per_night = if def.multi {
         u32::MAX
     } else {
-        1 + crate::effects::extra_uses(rules, st, def, &a.actor)
+        1 + def
+            .effects
+            .iter()
+            .map(|e| e.behaviour().extra_uses(st, &a.actor))
+            .sum::<u32>()
     };
     if earlier >= per_night {
         return Err("重复提交".into());
@@ -218,7 +222,9 @@ fn check(
             }
         }
     }
-    crate::effects::precheck_convert(rules, st, def, a)
+    def.effects
+        .iter()
+        .try_for_each(|e| e.behaviour().precheck(rules, st, a))
 }
 
 /// The limits on a skill's targets: alive, not oneself when barred, per-target locks
@@ -290,7 +296,7 @@ fn refreshed_earlier(rules: &EngineRules, input: &PhaseInput, steps: &[&Step], a
             && rules.skill(&b.skill).is_some_and(|d| {
                 d.effects
                     .iter()
-                    .any(|e| matches!(e, crate::rules::Effect::RefreshLimited))
+                    .any(|e| matches!(e, crate::effects::Effect::RefreshLimited(_)))
             })
             && pos(&b.skill).is_some_and(|p| p < mine)
     })

@@ -1,10 +1,75 @@
 //! Passive skills that watch every player's out, whoever holds them: `out-counter`
 //! (灵力 arithmetic), `sense-neighbours` (感魔), `follow-out` (灵散).
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind};
 use crate::ctx::{Ctx, Flow};
 use crate::phase::Feedback;
-use crate::rules::{Effect, Step};
+use crate::rules::{CounterRule, Effect, Step};
 use crate::state::Phase;
+
+/// Passive: the holder owns `counter`, starting at `initial`; each time a player goes
+/// out, every rule that matches the outgoing player (camp and role at that moment) adds
+/// its amount. `public`: announced each morning (and at `announce-counters` steps) (驭灵).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutCounter {
+    pub counter: String,
+    pub initial: i64,
+    #[serde(default)]
+    pub public: bool,
+    pub rules: Vec<CounterRule>,
+}
+
+/// Passive: when a player not of `unless_camp` goes out, the holder learns whether that
+/// player's two seat neighbours (dead ones included) include a member of `camp`; told at
+/// the end of the phase if the holder is still in the game (感魔).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SenseNeighbours {
+    pub camp: String,
+    #[serde(default)]
+    pub unless_camp: Option<String>,
+}
+
+/// Passive: when a player of `role` goes out, the holder goes out too (cause = the
+/// skill); at night at the `settle = "follow-out"` step if the night has one still to
+/// come, otherwise at once (灵散).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowOut {
+    pub role: String,
+}
+
+impl Behaviour for kind::OutCounter {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        self.rules
+            .iter()
+            .flat_map(|r| {
+                r.unless_camp
+                    .as_deref()
+                    .map(|c| ("camp", c))
+                    .into_iter()
+                    .chain(r.role.as_deref().map(|x| ("role", x)))
+            })
+            .collect()
+    }
+}
+
+impl Behaviour for kind::SenseNeighbours {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("camp", self.camp.as_str()))
+            .chain(self.unless_camp.as_deref().map(|c| ("camp", c)))
+            .collect()
+    }
+}
+
+impl Behaviour for kind::FollowOut {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("role", &self.role)]
+    }
+}
 
 /// (holder, skill, effect) for every held, usable skill with an effect matching `pick`,
 /// in seat order.
@@ -32,8 +97,8 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         return Ok(());
     };
     // 灵力 and the like
-    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::OutCounter { .. })) {
-        let Effect::OutCounter { counter, rules, .. } = eff else {
+    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::OutCounter(_))) {
+        let Effect::OutCounter(kind::OutCounter { counter, rules, .. }) = eff else {
             continue;
         };
         for r in rules {
@@ -58,8 +123,8 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         }
     }
     // 感魔
-    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::SenseNeighbours { .. })) {
-        let Effect::SenseNeighbours { camp, unless_camp } = eff else {
+    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::SenseNeighbours(_))) {
+        let Effect::SenseNeighbours(kind::SenseNeighbours { camp, unless_camp }) = eff else {
             continue;
         };
         // a holder already out hears nothing more
@@ -90,10 +155,10 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         });
     }
     // 灵散: at once, unless the night still has its follow-out step to come
-    let follows = holders(cx, |e| matches!(e, Effect::FollowOut { .. }))
+    let follows = holders(cx, |e| matches!(e, Effect::FollowOut(_)))
         .into_iter()
         .any(|(h, _, e)| {
-            matches!(e, Effect::FollowOut { role } if *role == out.role)
+            matches!(e, Effect::FollowOut(kind::FollowOut { role }) if *role == out.role)
                 && cx.st.player(&h).is_some_and(|p| p.alive())
         });
     if follows {
@@ -111,9 +176,11 @@ fn follow_out(cx: &mut Ctx, leader: &str) -> Flow {
     let Some(role) = cx.st.player(leader).map(|p| p.role.clone()) else {
         return Ok(());
     };
-    let who: Vec<(String, String)> = holders(cx, |e| matches!(e, Effect::FollowOut { .. }))
+    let who: Vec<(String, String)> = holders(cx, |e| matches!(e, Effect::FollowOut(_)))
         .into_iter()
-        .filter(|(_, _, e)| matches!(e, Effect::FollowOut { role: r } if *r == role))
+        .filter(
+            |(_, _, e)| matches!(e, Effect::FollowOut(kind::FollowOut { role: r }) if *r == role),
+        )
         .map(|(h, s, _)| (h, s))
         .filter(|(h, _)| cx.st.player(h).is_some_and(|p| p.alive()))
         .collect();
@@ -159,8 +226,10 @@ pub(crate) fn tell_senses(cx: &mut Ctx) {
 /// for holders still in the game.
 pub(crate) fn public_counters(cx: &Ctx, label: &str) -> Vec<String> {
     let mut v = Vec::new();
-    for (holder, _, eff) in holders(cx, |e| matches!(e, Effect::OutCounter { public: true, .. })) {
-        let Effect::OutCounter { counter, .. } = eff else {
+    for (holder, _, eff) in holders(cx, |e| {
+        matches!(e, Effect::OutCounter(kind::OutCounter { public: true, .. }))
+    }) {
+        let Effect::OutCounter(kind::OutCounter { counter, .. }) = eff else {
             continue;
         };
         let Some(p) = cx.st.player(&holder) else {

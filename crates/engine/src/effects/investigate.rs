@@ -1,0 +1,86 @@
+//! Investigations told to the actor at once: the night's attack targets, a camp, a role.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind};
+use crate::action::Action;
+use crate::ctx::{Ctx, Flow};
+use crate::rules::SkillDef;
+
+/// Private feedback: the night's attack targets so far, once each, in attack order (通灵).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeeKills {}
+
+/// Private feedback: whether the target's true camp is `camp` (`yes`/`no` texts).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvestigateCamp {
+    pub camp: String,
+    pub yes: String,
+    pub no: String,
+}
+
+/// Private feedback: the target's role (`apparent`: the role shown, e.g. 灵魁's old role).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InvestigateRole {
+    #[serde(default)]
+    pub apparent: bool,
+}
+
+impl Behaviour for kind::SeeKills {
+    fn logs_use(&self) -> bool {
+        false
+    }
+
+    fn act(&self, cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+        let mut seen: Vec<String> = Vec::new();
+        for atk in &cx.marks.attacks {
+            if !seen.contains(&atk.target) {
+                seen.push(atk.target.clone());
+            }
+        }
+        let text = if seen.is_empty() {
+            format!("<{}>：今晚没有角色被指杀。", a.skill)
+        } else {
+            format!("<{}>：今晚被指杀的角色：{}。", a.skill, seen.join("、"))
+        };
+        cx.note(format!("{} {}", a.actor, text), &def.clause);
+        cx.tell(&a.actor, text);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::InvestigateCamp {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::InvestigateCamp { camp, yes, no } = self;
+
+        for t in &a.targets {
+            let is = cx.st.player(t).and_then(|p| p.camp.as_deref()) == Some(camp.as_str());
+            let text = format!("<{}>：{} —— {}", a.skill, t, if is { yes } else { no });
+            cx.tell(&a.actor, text);
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::InvestigateRole {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::InvestigateRole { apparent } = self;
+
+        for t in &a.targets {
+            let p = cx.st.player(t).expect("validated");
+            let role = if *apparent {
+                p.apparent_role.clone().unwrap_or(p.role.clone())
+            } else {
+                p.role.clone()
+            };
+            cx.tell(&a.actor, format!("<{}>：{} 的身份是 {}", a.skill, t, role));
+        }
+
+        Ok(())
+    }
+}
