@@ -163,3 +163,24 @@ pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
     }
     Some(won)
 }
+
+/// The camps not yet recorded as defeated that meet one of their loss conditions in `st`.
+pub(crate) fn losing(rules: &EngineRules, st: &GameState) -> Vec<String> {
+    rules
+        .camps
+        .iter()
+        .filter(|c| !st.camps_lost.contains(&c.name))
+        .filter(|c| {
+            let every: &[crate::rules::Condition] = if rules.individual_camps.contains(&c.name) {
+                &[]
+            } else {
+                &rules.every_camp_lose
+            };
+            c.lose
+                .iter()
+                .chain(every)
+                .any(|x| holds(rules, st, &c.name, x))
+        })
+        .map(|c| c.name.clone())
+        .collect()
+}

@@ -75,6 +75,8 @@ pub(crate) struct Marks {
     pub recruits: Vec<Action>,
     /// Attacks raised during settlement, for a `late-kills` step.
     pub late_attacks: Vec<Attack>,
+    /// Statuses granted tonight: (holder, status, who granted it), for the hand-off's notices.
+    pub granted: Vec<(String, String, String)>,
 }
 
 /// What the phase reports: it becomes the `Outcome`.
@@ -112,6 +114,9 @@ pub(crate) struct Progress {
     pub settled: bool,
     /// Who is behind the attack or poison being settled (for `grievance`).
     pub source: Option<String>,
+    /// Camps already meeting a loss condition when the phase began (not "standing before"
+    /// a simultaneous loss of this phase).
+    pub losing_at_start: Vec<String>,
 }
 
 /// The working state of one phase's resolution.
@@ -132,6 +137,7 @@ impl<'a> Ctx<'a> {
             .iter()
             .map(|p| (p.name.clone(), p.camp.clone()))
             .collect();
+        let losing_at_start = crate::conditions::losing(rules, &st);
         Ctx {
             rules,
             st,
@@ -140,6 +146,7 @@ impl<'a> Ctx<'a> {
             marks: Marks::default(),
             report: Report::default(),
             at: Progress {
+                losing_at_start,
                 start_camps,
                 ..Progress::default()
             },

@@ -26,7 +26,7 @@ impl Ctx<'_> {
             self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
             return Ok(());
         }
-        if effects::warded(self, name, cause) {
+        if effects::warded(self, name, cause) || effects::stops_out(self, name, cause) {
             return Ok(());
         }
         self.st.outs += 1;

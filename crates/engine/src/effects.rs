@@ -7,6 +7,7 @@
 mod any_out;
 mod conversion;
 mod damage;
+mod handoff;
 mod immunity;
 mod info;
 mod investigate;
@@ -15,6 +16,7 @@ mod link;
 mod on_out;
 mod recruit;
 mod rising;
+mod status;
 mod traps;
 mod vote;
 
@@ -28,6 +30,7 @@ pub(crate) use kill::wasted_protects;
 pub(crate) use link::grant;
 pub(crate) use recruit::settle_recruits;
 pub(crate) use rising::{grievance_morning, grievance_on_out, mutiny};
+pub(crate) use status::{blocked, stops_out};
 pub(crate) use traps::{burned, holds_effect, order_key, settle_traps};
 
 use serde::{Deserialize, Serialize};
@@ -65,6 +68,8 @@ pub(crate) trait Behaviour {
     fn precheck(&self, _rules: &EngineRules, _st: &GameState, _a: &Action) -> Result<(), String> {
         Ok(())
     }
+    /// A phase begins and `holder` (in the game) holds it through `skill`.
+    fn on_phase_start(&self, _cx: &mut Ctx, _holder: &str, _skill: &str) {}
     /// Extra uses a night the skill allows `actor` now.
     fn extra_uses(&self, _st: &GameState, _actor: &str) -> u32 {
         0
@@ -161,6 +166,8 @@ catalogue! {
     rising::Mutiny = "mutiny",
     recruit::BecomeRole = "become-role",
     vote::Tally = "tally",
+    status::GrantStatus = "grant-status",
+    status::HoldStatus = "hold-status",
 }
 
 impl Effect {
@@ -172,6 +179,27 @@ impl Effect {
     /// Fires when its holder goes out (whatever the skill's timing says).
     pub fn on_out(&self) -> bool {
         self.behaviour().fires_on_out()
+    }
+}
+
+/// A phase begins: every behaviour held by a player still in the game hears it.
+pub(crate) fn phase_start(cx: &mut Ctx) {
+    status::expire_at_night(cx);
+    let mut held: Vec<(String, String)> = Vec::new();
+    for p in cx.st.alive() {
+        for (k, s) in &p.skills {
+            if !s.lost {
+                held.push((p.name.clone(), k.clone()));
+            }
+        }
+    }
+    for (name, skill) in held {
+        let Some(def) = cx.rules.skill(&skill) else {
+            continue;
+        };
+        for eff in &def.effects {
+            eff.behaviour().on_phase_start(cx, &name, &skill);
+        }
     }
 }
 
@@ -237,8 +265,14 @@ fn apply_effects(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
             &def.clause,
         );
     }
+    // <指定>: the effects settle on the final targets
+    let settled = if def.designated {
+        handoff::settle_targets(cx, def, a)
+    } else {
+        a.clone()
+    };
     for eff in &def.effects {
-        eff.behaviour().act(cx, def, a)?;
+        eff.behaviour().act(cx, def, &settled)?;
     }
     refresh_gains(cx);
     Ok(())

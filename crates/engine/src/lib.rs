@@ -14,6 +14,7 @@ pub mod rng;
 pub mod rules;
 pub mod scenario;
 pub mod state;
+mod status_rules;
 mod validate;
 
 pub use action::{Action, ActionsFile, Invalid};

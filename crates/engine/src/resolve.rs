@@ -66,6 +66,7 @@ pub fn resolve(
     }
     let mut cx = Ctx::new(rules, state.clone(), input);
     effects::refresh_gains(&mut cx);
+    effects::phase_start(&mut cx);
     let flow = (|| {
         if n_commit > 0 {
             cx.run_steps(&steps[..n_commit])?;
@@ -297,6 +298,10 @@ impl<'a> Ctx<'a> {
                 }
                 if !holds {
                     self.note(format!("{a}：技能已失去，略过"), &def.clause);
+                    continue;
+                }
+                if let Some(why) = effects::blocked(self, &a.actor, skill, def) {
+                    self.note(format!("{a}：{why}，不能发动"), &def.clause);
                     continue;
                 }
                 effects::apply_action(self, def, &a)?;
@@ -889,6 +894,28 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// `all_lost_priority`: every camp still standing lost at once this phase — the first of
+    /// them in the declared priority wins instead of nobody.
+    fn priority_win(&mut self) {
+        if self.st.winner.as_ref().is_none_or(|w| !w.is_empty()) {
+            return;
+        }
+        let Some(camp) = self
+            .rules
+            .all_lost_priority
+            .iter()
+            .find(|c| self.report.camps_lost.contains(c) && !self.at.losing_at_start.contains(c))
+            .cloned()
+        else {
+            return;
+        };
+        self.note(
+            format!("各阵营同时判负，按优先级 {camp} 获胜"),
+            "同时判负时，之前未判负的阵营中按照优先级获胜：三方＞狼人＞村民",
+        );
+        self.st.winner = Some(vec![camp]);
+    }
+
     fn end_of_phase(&mut self) {
         let m = self.input.moment;
         if m.phase == Phase::Night {
@@ -916,6 +943,7 @@ impl<'a> Ctx<'a> {
             });
         }
         self.st.winner = winner(self.rules, &self.st);
+        self.priority_win();
         if let Some(w) = &self.st.winner {
             let clause = self
                 .rules

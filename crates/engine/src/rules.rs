@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use crate::effects::Effect;
+pub use crate::status_rules::{HandoffMode, HandoffStage, StatusDef, UndefinedRole};
 
 /// `[engine]` of a rule file.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -108,6 +109,19 @@ pub struct EngineRules {
     /// card without being red-carded (the lover's 殉情, a camp's 判负): the rule file's reading.
     #[serde(default)]
     pub red_card_unanswered: Option<RedCardUnanswered>,
+    /// Statuses the post defines (`[[engine.status]]`): blocks, protections, composites.
+    #[serde(default, rename = "status")]
+    pub statuses: Vec<StatusDef>,
+    /// The <指定> hand-off stages, in order (`[[engine.handoff]]`).
+    #[serde(default)]
+    pub handoff: Vec<HandoffStage>,
+    /// Roles the post names but never defines: a seat given one is refused.
+    #[serde(default)]
+    pub undefined_roles: Vec<UndefinedRole>,
+    /// When every camp still standing is defeated at once, the first of these among them
+    /// wins (M213「同时判负时，之前未判负的阵营中按照优先级获胜」); empty: nobody wins.
+    #[serde(default)]
+    pub all_lost_priority: Vec<String>,
 }
 
 /// The rule file's reading for a badge hand-off a red card caused and the director did not
@@ -394,6 +408,10 @@ pub struct SkillDef {
     /// its step's (皇权争霸 Q2: 通灵「在45分…告知女巫刀法」 though 女巫 acts later).
     #[serde(default)]
     pub feedback_at: Option<String>,
+    /// <指定>: the chosen targets pass the rule set's `handoff` stages before the effects
+    /// settle on them, and a final target holding an `untargetable` status is dropped.
+    #[serde(default)]
+    pub designated: bool,
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub clause: String,

@@ -106,3 +106,21 @@ fn lingzu_effect_names_are_checked() {
 fn scenarios_huangquan() {
     run_set("huangquan", 40);
 }
+
+#[test]
+fn scenarios_m213_hollow_knight() {
+    run_set("M213-hollow-knight", 40);
+}
+
+/// A role the post names but never defines is refused, saying so.
+#[test]
+fn m213_undefined_role_is_refused() {
+    let text = std::fs::read_to_string(root().join("rules/M213-hollow-knight.toml")).unwrap();
+    let rules = engine_rules_from_toml(&text).unwrap();
+    let seats = [("甲".to_string(), "阴谋家".to_string())];
+    let err = bansha_engine::GameState::new(&rules, &seats)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("规则帖没有定义身份「阴谋家」"), "{err}");
+    assert!(err.contains("阴谋家[煽动]"), "{err}");
+}

@@ -14,6 +14,10 @@ use crate::phase::Prompt;
 pub struct Shoot {
     #[serde(default)]
     pub not_causes: Vec<String>,
+    /// The cause the shot target goes out by (default: the skill's name) (M213 最后一枪
+    /// 「结算目标承受[致死伤害]」).
+    #[serde(default)]
+    pub cause: Option<String>,
 }
 
 /// On going out: the badge passes to a living player of the holder's choice; at random
@@ -47,7 +51,7 @@ impl Behaviour for kind::Shoot {
             root,
             ..
         } = *o;
-        let kind::Shoot { not_causes } = self;
+        let kind::Shoot { not_causes, .. } = self;
 
         if not_causes.iter().any(|c| c == cause || c == root) {
             let why = if not_causes.iter().any(|c| c == cause) {
@@ -93,7 +97,8 @@ impl Behaviour for kind::Shoot {
             return Err(cx.bad(&ans, format!("{t} 此时已出局或不在本局")));
         }
         cx.note(format!("{name} 发动<{skill}>，目标 {t}"), &def.clause);
-        cx.go_out(t, skill, Some(name), &def.clause)?;
+        let cause = self.cause.as_deref().unwrap_or(skill);
+        cx.go_out(t, cause, Some(name), &def.clause)?;
 
         Ok(())
     }
