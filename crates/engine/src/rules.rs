@@ -774,6 +774,7 @@ impl EngineRules {
                 ));
             }
         }
+        errs.extend(self.validate_statuses());
         errs
     }
 }
@@ -897,6 +898,130 @@ pub fn support_report(rules: &EngineRules) -> String {
             what.push_str(&format!("公示「{a}」"));
         }
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
+    }
+    s.push_str(&status_report(rules));
+    for r in &rules.readings {
+        s.push_str(&format!("  读法：{r}\n"));
+    }
+    s
+}
+
+impl EngineRules {
+    /// Names in `[[engine.status]]`, `[[engine.handoff]]`, `undefined_roles` and
+    /// `all_lost_priority` refer to what the file declares.
+    fn validate_statuses(&self) -> Vec<(String, String)> {
+        let mut errs = Vec::new();
+        let status_ok = |s: &str| self.statuses.iter().any(|d| d.name == s);
+        for (i, d) in self.statuses.iter().enumerate() {
+            for inc in d.includes.iter().filter(|x| !status_ok(x)) {
+                errs.push((
+                    format!("engine.status[{i}].includes"),
+                    format!("unknown status `{inc}`"),
+                ));
+            }
+            for k in d
+                .blocks_skills
+                .iter()
+                .filter(|k| !self.skills.contains_key(*k))
+            {
+                errs.push((
+                    format!("engine.status[{i}].blocks_skills"),
+                    format!("unknown skill `{k}`"),
+                ));
+            }
+        }
+        for (i, h) in self.handoff.iter().enumerate() {
+            if h.status.is_none() && h.skill.is_none() {
+                errs.push((
+                    format!("engine.handoff[{i}]"),
+                    "needs `status` or `skill`".into(),
+                ));
+            }
+            for k in h.skill.iter().chain(&h.source_loses) {
+                if !self.skills.contains_key(k) {
+                    errs.push((
+                        format!("engine.handoff[{i}]"),
+                        format!("unknown skill `{k}`"),
+                    ));
+                }
+            }
+        }
+        for (i, u) in self.undefined_roles.iter().enumerate() {
+            if self.role(&u.name).is_some() {
+                errs.push((
+                    format!("engine.undefined_roles[{i}]"),
+                    format!("`{}` is also declared as a role", u.name),
+                ));
+            }
+        }
+        for c in &self.all_lost_priority {
+            if !self.camps.iter().any(|d| &d.name == c) {
+                errs.push((
+                    "engine.all_lost_priority".into(),
+                    format!("unknown camp `{c}`"),
+                ));
+            }
+        }
+        errs
+    }
+}
+
+/// The statuses, the <指定> hand-off and the roles the post leaves undefined, for
+/// `check-rules`.
+fn status_report(rules: &EngineRules) -> String {
+    let mut s = String::new();
+    for d in &rules.statuses {
+        let mut what: Vec<String> = Vec::new();
+        if !d.includes.is_empty() {
+            what.push(format!("含{}", d.includes.join("+")));
+        }
+        if d.blocks_unforced {
+            what.push("不能发动非强制技能".into());
+        }
+        if !d.blocks_skills.is_empty() {
+            let team = if d.blocks_team {
+                "（群内共同）"
+            } else {
+                ""
+            };
+            what.push(format!("不能发动<{}>{team}", d.blocks_skills.join("><")));
+        }
+        if let Some(only) = &d.only_out_by {
+            what.push(format!("只因{}出局", only.join("、")));
+        }
+        if !d.not_out_by.is_empty() {
+            what.push(format!("不因{}出局", d.not_out_by.join("、")));
+        }
+        if !d.guards.is_empty() {
+            let n = if d.unlimited {
+                "不消耗"
+            } else {
+                "每层一次"
+            };
+            what.push(format!("抵消{}（{n}）", d.guards.join("、")));
+        }
+        if d.untargetable {
+            what.push("不作为<指定>技能的结算目标".into());
+        }
+        s.push_str(&format!("  状态【{}】：{}\n", d.name, what.join("，")));
+    }
+    if !rules.handoff.is_empty() {
+        let v: Vec<&str> = rules.handoff.iter().map(|h| h.name.as_str()).collect();
+        s.push_str(&format!(
+            "  <指定>交接：选择目标 → {} → 结算目标\n",
+            v.join(" → ")
+        ));
+    }
+    if !rules.undefined_roles.is_empty() {
+        let v: Vec<&str> = rules
+            .undefined_roles
+            .iter()
+            .map(|u| u.name.as_str())
+            .collect();
+        s.push_str(&format!(
+            "  规则帖未定义的身份（配置中拒绝）：{}\n",
+            v.join("、")
+        ));
     }
     s
 }
