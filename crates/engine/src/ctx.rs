@@ -75,6 +75,10 @@ pub(crate) struct Marks {
     pub recruits: Vec<Action>,
     /// Attacks raised during settlement, for a `late-kills` step.
     pub late_attacks: Vec<Attack>,
+    /// Swaps of <指定> targets made tonight (交换), in order.
+    pub swaps: Vec<(String, String)>,
+    /// Substitutes marked tonight: (protected player, who goes out instead) (替死).
+    pub substitutes: Vec<(String, String)>,
     /// Statuses granted tonight: (holder, status, who granted it), for the hand-off's notices.
     pub granted: Vec<(String, String, String)>,
 }

@@ -29,6 +29,10 @@ impl Ctx<'_> {
         if effects::warded(self, name, cause) || effects::stops_out(self, name, cause) {
             return Ok(());
         }
+        if let Some(by) = effects::stand_in(self, name) {
+            self.note(format!("{by} 代替 {name} 出局（{cause}）"), clause);
+            return self.go_out(&by, cause, None, clause);
+        }
         self.st.outs += 1;
         let order = self.st.outs;
         let p = self.st.player_mut(name).expect("exists");

@@ -17,6 +17,7 @@ mod on_out;
 mod recruit;
 mod rising;
 mod status;
+mod substitute;
 mod traps;
 mod vote;
 
@@ -31,6 +32,7 @@ pub(crate) use link::grant;
 pub(crate) use recruit::settle_recruits;
 pub(crate) use rising::{grievance_morning, grievance_on_out, mutiny};
 pub(crate) use status::{blocked, stops_out};
+pub(crate) use substitute::stand_in;
 pub(crate) use traps::{burned, holds_effect, order_key, settle_traps};
 
 use serde::{Deserialize, Serialize};
@@ -168,6 +170,8 @@ catalogue! {
     vote::Tally = "tally",
     status::GrantStatus = "grant-status",
     status::HoldStatus = "hold-status",
+    handoff::Swap = "swap",
+    substitute::Substitute = "substitute",
 }
 
 impl Effect {

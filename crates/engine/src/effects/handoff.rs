@@ -2,10 +2,57 @@
 //! on the target the stage before left → 结算目标. One primitive for every redirect; every
 //! hop is noted, and a final target holding an `untargetable` status is dropped.
 
+use serde::{Deserialize, Serialize};
+
 use super::status::untargetable;
+use super::{Behaviour, kind};
 use crate::action::Action;
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, Flow};
 use crate::rules::{HandoffMode, HandoffStage, SkillDef};
+
+/// The actor's two final targets are swapped for every later <指定> skill of the night,
+/// before the hand-off stages (魔术师 交换); with any other number of final targets the use
+/// has no effect (noted).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Swap {}
+
+impl Behaviour for kind::Swap {
+    fn act(&self, cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+        match a.targets.as_slice() {
+            [x, y] if x != y => {
+                cx.marks.swaps.push((x.clone(), y.clone()));
+                cx.note(
+                    format!("{} <{}>：{x} 与 {y} 交换", a.actor, a.skill),
+                    &def.clause,
+                );
+            }
+            _ => cx.note(
+                format!(
+                    "{} <{}> 的结算目标不是2个角色（{}），发动无效",
+                    a.actor,
+                    a.skill,
+                    a.targets.join("、")
+                ),
+                &def.clause,
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// `t` after tonight's swaps, in the order they were made.
+fn swapped(cx: &Ctx, t: &str) -> String {
+    let mut t = t.to_string();
+    for (x, y) in &cx.marks.swaps {
+        if &t == x {
+            t = y.clone();
+        } else if &t == y {
+            t = x.clone();
+        }
+    }
+    t
+}
 
 /// The action with its final targets (a target may appear twice: 「有多次结算效果」).
 pub(crate) fn settle_targets(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Action {
@@ -13,6 +60,14 @@ pub(crate) fn settle_targets(cx: &mut Ctx, def: &SkillDef, a: &Action) -> Action
     out.targets.clear();
     for chosen in &a.targets {
         let mut t = chosen.clone();
+        let s = swapped(cx, &t);
+        if s != t {
+            cx.note(
+                format!("{} <{}> 的目标 {t} 经[交换]改为 {s}", a.actor, a.skill),
+                &def.clause,
+            );
+            t = s;
+        }
         for stage in cx.rules.handoff.iter() {
             if let Some(next) = hop(cx, stage, a, &t) {
                 cx.note(

@@ -93,6 +93,10 @@ pub struct GrantStatus {
     /// Published in the morning, once per target (`{target}`) (乌鸦「公示[目标角色被诽谤]」).
     #[serde(default)]
     pub announce: Option<String>,
+    /// Only a target whose true camp is this one gets it (子狐 咒缚「若目标角色的[实际身份]为
+    /// [狼人阵营]……否则无效果」).
+    #[serde(default)]
+    pub if_camp: Option<String>,
 }
 
 /// When a held status applies.
@@ -134,6 +138,18 @@ impl Behaviour for kind::GrantStatus {
             let Some(p) = cx.st.player_mut(&w) else {
                 continue;
             };
+            if self.if_camp.is_some() && p.camp != self.if_camp {
+                cx.note(
+                    format!(
+                        "{} <{}>：{w} 不属于{}，无效果",
+                        a.actor,
+                        a.skill,
+                        self.if_camp.as_deref().unwrap_or("")
+                    ),
+                    &def.clause,
+                );
+                continue;
+            }
             p.statuses.push(Status {
                 name: self.status.clone(),
                 until_day,
