@@ -6,6 +6,7 @@
 
 mod any_out;
 mod conversion;
+mod costly_kill;
 mod damage;
 mod handoff;
 mod immunity;
@@ -172,6 +173,9 @@ catalogue! {
     status::HoldStatus = "hold-status",
     handoff::Swap = "swap",
     substitute::Substitute = "substitute",
+    status::NeighboursStatus = "neighbours-status",
+    investigate::CampName = "camp-name",
+    costly_kill::CostlyKill = "costly-kill",
 }
 
 impl Effect {

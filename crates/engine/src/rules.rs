@@ -412,6 +412,9 @@ pub struct SkillDef {
     /// settle on them, and a final target holding an `untargetable` status is dropped.
     #[serde(default)]
     pub designated: bool,
+    /// Targets must be players already out (M213 灵能 感知「选择范围：任意一名已出局角色」).
+    #[serde(default)]
+    pub targets_out: bool,
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub clause: String,

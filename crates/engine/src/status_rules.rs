@@ -26,6 +26,10 @@ pub struct StatusDef {
     /// The holder goes out by none but these causes ([不死]: 红牌; [坚韧]: 致死伤害, 投票, 红牌).
     #[serde(default)]
     pub only_out_by: Option<Vec<String>>,
+    /// `only_out_by` protects only against outs caused by a player of this true camp (猎魔人
+    /// 宿命「仅针对[实际阵营]为[村民阵营]的[坚韧]」).
+    #[serde(default)]
+    pub from_camp: Option<String>,
     /// The holder does not go out by these causes ([霸道]: 投票).
     #[serde(default)]
     pub not_out_by: Vec<String>,

@@ -239,8 +239,12 @@ pub(crate) fn target_limits(
     night: u32,
 ) -> Result<(), String> {
     for t in targets {
-        if st.player(t).is_some_and(|p| !p.alive()) {
+        let out = st.player(t).is_some_and(|p| !p.alive());
+        if out && !def.targets_out {
             return Err(format!("目标 {t} 已出局，不能被选为技能的目标"));
+        }
+        if !out && def.targets_out {
+            return Err(format!("<{skill}>只能选择已出局角色（{t} 未出局）"));
         }
         if def.not_self && t == &actor.name {
             return Err(format!("<{}>不能以自己为目标", skill));

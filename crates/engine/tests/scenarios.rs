@@ -109,7 +109,7 @@ fn scenarios_huangquan() {
 
 #[test]
 fn scenarios_m213_hollow_knight() {
-    run_set("M213-hollow-knight", 40);
+    run_set("M213-hollow-knight", 65);
 }
 
 /// A role the post names but never defines is refused, saying so.

@@ -37,6 +37,31 @@ pub struct InvestigateRole {
     pub apparent: bool,
 }
 
+/// Private feedback: the target's camp by name, `format` with `{target}` and `{camp}`;
+/// `apparent`: the camp shown (灵能 感知「获知[结算目标]的[实际阵营]，反馈格式为[选择目标是XX阵营]」).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampName {
+    #[serde(default)]
+    pub apparent: bool,
+    pub format: String,
+}
+
+impl Behaviour for kind::CampName {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        for t in &a.targets {
+            let Some(p) = cx.st.player(t) else { continue };
+            let camp = match (self.apparent, &p.apparent_camp) {
+                (true, Some(c)) => c.clone(),
+                _ => p.camp.clone().unwrap_or_else(|| "无".into()),
+            };
+            let text = self.format.replace("{target}", t).replace("{camp}", &camp);
+            cx.tell(&a.actor, format!("<{}>：{text}", a.skill));
+        }
+        Ok(())
+    }
+}
+
 impl Behaviour for kind::SeeKills {
     fn logs_use(&self) -> bool {
         false

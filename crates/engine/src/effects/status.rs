@@ -99,6 +99,94 @@ pub struct GrantStatus {
     pub if_camp: Option<String>,
 }
 
+/// On going out: the living players within `reach` seats on each side (the ring skips
+/// players out, 「电梯楼相关效果都排除当前已出局成员，并且首尾算作相邻」) get `statuses` until the
+/// end of the next night; `announce` is published (大蒜 熏臭).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NeighboursStatus {
+    pub reach: usize,
+    pub statuses: Vec<String>,
+    #[serde(default)]
+    pub announce: Option<String>,
+}
+
+impl Behaviour for kind::NeighboursStatus {
+    fn fires_on_out(&self) -> bool {
+        true
+    }
+
+    fn on_own_out(&self, cx: &mut Ctx, o: &super::OwnOut) -> Flow {
+        let m = cx.input.moment;
+        // the next night: after a night n it is n + 1; by day it is the coming night
+        let next_night = if m.phase == Phase::Night || cx.rules.night_before_day {
+            m.day + 1
+        } else {
+            m.day
+        };
+        let who = living_within(cx, o.name, self.reach);
+        for w in &who {
+            if let Some(p) = cx.st.player_mut(w) {
+                for s in &self.statuses {
+                    p.statuses.push(Status {
+                        name: s.clone(),
+                        until_day: Some(next_night),
+                    });
+                }
+            }
+            cx.tell(
+                w,
+                format!(
+                    "你获得【{}】，持续到下一晚结束。",
+                    self.statuses.join("】【")
+                ),
+            );
+        }
+        cx.note(
+            format!(
+                "{} <{}>：{} 获得【{}】",
+                o.name,
+                o.skill,
+                who.join("、"),
+                self.statuses.join("】【")
+            ),
+            &o.def.clause,
+        );
+        if let Some(a) = &self.announce {
+            cx.report.announcements.push(a.clone());
+        }
+        Ok(())
+    }
+}
+
+/// The living players within `reach` seats of `name` on each side, nearest first, up then
+/// down (each once, never `name`).
+fn living_within(cx: &Ctx, name: &str, reach: usize) -> Vec<String> {
+    let players = &cx.st.players;
+    let n = players.len();
+    let Some(i) = players.iter().position(|p| p.name == name) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for step in [n - 1, 1] {
+        let mut j = i;
+        let mut found = 0;
+        for _ in 0..n {
+            j = (j + step) % n;
+            if j == i || found == reach {
+                break;
+            }
+            if players[j].alive() {
+                found += 1;
+                if !out.contains(&players[j].name) {
+                    out.push(players[j].name.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// When a held status applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -289,8 +377,17 @@ pub(crate) fn blocked(cx: &Ctx, actor: &str, skill: &str, sd: &SkillDef) -> Opti
 /// statuses first (they spend nothing), then one guarding instance, the one ending first.
 pub(crate) fn stops_out(cx: &mut Ctx, name: &str, cause: &str) -> bool {
     let statuses = held(cx, name);
+    let source_camp = cx
+        .at
+        .source
+        .as_ref()
+        .and_then(|s| cx.st.player(s))
+        .and_then(|p| p.camp.clone());
     for s in &statuses {
         let Some(d) = def(cx, s) else { continue };
+        if d.from_camp.is_some() && d.from_camp != source_camp {
+            continue;
+        }
         if d.only_out_by
             .as_ref()
             .is_some_and(|only| !only.iter().any(|c| c == cause))
