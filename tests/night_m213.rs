@@ -34,32 +34,6 @@ opens = "2026-03-03 09:00"
 closes = "2026-03-03 21:00"
 "#;
 
-/// Day `tid`'s 投票帖: one ballot for `target` from each of `voters` at noon.
-fn store_votes(g: &NightGame, tid: u64, date: &str, voters: &[&str], target: &str) {
-    let page_post = crate::common::page_post;
-    let mut posts = vec![page_post(
-        1,
-        tid * 100,
-        "导演",
-        1,
-        &format!("{date} 09:00"),
-        "投票帖",
-    )];
-    for (i, v) in voters.iter().enumerate() {
-        let uid = u64::from(UID) + SEATS.iter().position(|(n, _)| n == v).unwrap() as u64;
-        posts.push(page_post(
-            2 + i as u32,
-            tid * 100 + 1 + i as u64,
-            v,
-            uid,
-            &format!("{date} 12:00"),
-            &format!("投票对象：{target}\n投票理由：票他"),
-        ));
-    }
-    let source = format!("{BASE}forum.php?mod=viewthread&tid={tid}");
-    crate::common::store_one_page(&g.dir.join("game.sqlite"), BASE, tid, posts, &source);
-}
-
 fn json(code: i32, out: &str, err: &str) -> serde_json::Value {
     assert_eq!(code, 0, "{err}{out}");
     serde_json::from_str(out).unwrap()
@@ -132,7 +106,13 @@ targets = ["辛"]
     assert_eq!(state_player(&st, "丁")["alive"], true, "{st}");
 
     let voters = ["甲", "丙", "丁", "戊", "己", "庚", "壬", "癸"];
-    store_votes(&g, 951, "2026-03-02", &voters, "乙");
+    g.store_votes(
+        BASE,
+        (SEATS, u64::from(UID)),
+        (951, "2026-03-02"),
+        &voters,
+        "乙",
+    );
     let cfg = g.cfg();
     let (code, out, err) = bansha(&[
         "tally",

@@ -71,6 +71,11 @@ impl Ctx<'_> {
             let Some(def) = self.rules.skill(&skill) else {
                 continue;
             };
+            // a status blocking the skill (沉默, 冰冻) also holds for a trigger on going out
+            if let Some(why) = effects::blocked(self, name, &skill, def) {
+                self.note(format!("{why}，不能发动<{skill}>"), &def.clause);
+                continue;
+            }
             if !def.forced && self.idle(name) {
                 self.note(
                     format!("{name} 处于挂机状态，不能发动<{skill}>"),
