@@ -153,6 +153,41 @@ impl NightGame {
     }
 }
 
+impl NightGame {
+    /// Store day `tid`'s 投票帖 on the forum at `base`: one ballot for `target` from each of
+    /// `voters` at noon of `date`; a voter's uid is `uid_base` + their seat index in `seats`.
+    pub fn store_votes(
+        &self,
+        base: &str,
+        (seats, uid_base): (&[(&str, &str)], u64),
+        (tid, date): (u64, &str),
+        voters: &[&str],
+        target: &str,
+    ) {
+        let mut posts = vec![page_post(
+            1,
+            tid * 100,
+            "导演",
+            1,
+            &format!("{date} 09:00"),
+            "投票帖",
+        )];
+        for (i, v) in voters.iter().enumerate() {
+            let uid = uid_base + seats.iter().position(|(n, _)| n == v).unwrap() as u64;
+            posts.push(page_post(
+                2 + i as u32,
+                tid * 100 + 1 + i as u64,
+                v,
+                uid,
+                &format!("{date} 12:00"),
+                &format!("投票对象：{target}\n投票理由：票他"),
+            ));
+        }
+        let source = format!("{base}forum.php?mod=viewthread&tid={tid}");
+        store_one_page(&self.dir.join("game.sqlite"), base, tid, posts, &source);
+    }
+}
+
 /// The player `name` in a `state --format json` answer.
 pub fn state_player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     st["players"]

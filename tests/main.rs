@@ -12,6 +12,7 @@ mod moderation;
 mod night;
 mod night_huangquan;
 mod night_lingzu;
+mod night_m213;
 mod parse;
 mod real_pages;
 mod red_cards;

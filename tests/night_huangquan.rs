@@ -324,28 +324,7 @@ closes = "2026-03-07 21:00"
 
 /// Store day `day`'s 投票帖 `tid`: one ballot for `target` from each of `voters` at noon.
 fn store_votes(g: &NightGame, tid: u64, date: &str, voters: &[&str], target: &str) {
-    let page_post = crate::common::page_post;
-    let mut posts = vec![page_post(
-        1,
-        tid * 100,
-        "导演",
-        1,
-        &format!("{date} 09:00"),
-        "投票帖",
-    )];
-    for (i, v) in voters.iter().enumerate() {
-        let uid = 300 + SEATS.iter().position(|(n, _)| n == v).unwrap() as u64;
-        posts.push(page_post(
-            2 + i as u32,
-            tid * 100 + 1 + i as u64,
-            v,
-            uid,
-            &format!("{date} 12:00"),
-            &format!("投票对象：{target}\n投票理由：票他"),
-        ));
-    }
-    let source = format!("{BASE}forum.php?mod=viewthread&tid={tid}");
-    crate::common::store_one_page(&g.dir.join("game.sqlite"), BASE, tid, posts, &source);
+    g.store_votes(BASE, (SEATS, 300), (tid, date), voters, target);
 }
 
 /// `tally --day N --at <closes> --confirm --format json`, which must succeed.

@@ -3,13 +3,19 @@
 //! See DESIGN.md for where a role behaviour goes and how a rule set plugs in.
 
 pub mod action;
+mod announce;
+mod conditions;
+mod ctx;
+mod death;
 mod effects;
+pub mod phase;
 pub mod quote;
 pub mod resolve;
 pub mod rng;
 pub mod rules;
 pub mod scenario;
 pub mod state;
+mod status_rules;
 mod validate;
 
 pub use action::{Action, ActionsFile, Invalid};

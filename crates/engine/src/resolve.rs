@@ -14,236 +14,17 @@
 //! continuation is the same input plus the answer, resolved again from the start — the loop
 //! is deterministic, so this is exact and needs no saved stacks.
 
-use std::collections::BTreeSet;
-
-use serde::{Deserialize, Serialize};
-
-use crate::action::{Action, Invalid};
+use crate::action::Action;
+pub use crate::conditions::{holds, winner};
+use crate::ctx::{Attack, Ctx, Flow, Mark, Stop};
 use crate::effects;
-use crate::rng::Rng;
-use crate::rules::{Check, Condition, EngineRules, Settle, SimultaneousWin, Step, Timing};
-use crate::state::{GameState, Moment, Out, Phase};
+pub use crate::phase::{
+    Continuation, Death, Feedback, LogEntry, OnPrompt, Outcome, PhaseInput, Prompt, Rejected,
+    Resolution,
+};
+use crate::rules::{Check, EngineRules, Settle, Step, Timing};
+use crate::state::{GameState, Phase};
 use crate::validate;
-
-/// One attack (指杀) marked during the night.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Attack {
-    pub target: String,
-    pub actor: String,
-    pub skill: String,
-    pub step: String,
-    pub cause: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Mark {
-    pub target: String,
-    pub actor: String,
-    pub skill: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Death {
-    pub player: String,
-    pub cause: String,
-    /// Whose death (or action) led to this one (殉情 → the lover; 最后一枪 → the hunter).
-    pub via: Option<String>,
-    /// The step id it happened in.
-    pub step: String,
-    /// The clause applied.
-    pub clause: String,
-    /// Other causes that hit the player after they were already out.
-    pub also: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Feedback {
-    pub player: String,
-    pub text: String,
-    /// The checkpoint at which it is released (关门后15分…), when the rule set has them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-}
-
-/// A skill used tonight (for traps and observations); `void` when it had no effect on the
-/// target (狩猎 on a 王道 target).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Used {
-    pub actor: String,
-    pub skill: String,
-    pub targets: Vec<String>,
-    pub void: bool,
-    /// The checkpoint of the step it was used in (a trap it springs is told then).
-    pub at: Option<String>,
-}
-
-/// One line of the director's notes: what happened at which step, by which clause.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LogEntry {
-    pub step: String,
-    pub text: String,
-    pub clause: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Outcome {
-    pub moment: Moment,
-    pub deaths: Vec<Death>,
-    pub feedback: Vec<Feedback>,
-    pub announcements: Vec<String>,
-    pub log: Vec<LogEntry>,
-    /// Camps defeated during this phase.
-    pub camps_lost: Vec<String>,
-    pub winner: Option<Vec<String>>,
-    pub seed: u64,
-    /// Every random draw, for the record.
-    pub draws: Vec<String>,
-    /// Answers given up front that the night never asked for.
-    pub unused: Vec<String>,
-    /// Players of an individual camp (独立阵营) who lost this phase, each alone: out while
-    /// in it, or still in it when the game ended (the clause is in the notes).
-    #[serde(default)]
-    pub losers: Vec<String>,
-    pub state: GameState,
-}
-
-/// What the loop needs from the director before it can go on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Prompt {
-    pub player: String,
-    pub skill: String,
-    pub question: String,
-    /// Who may be chosen.
-    pub candidates: Vec<String>,
-    /// True when an empty target list (放弃) is an allowed answer.
-    pub may_pass: bool,
-    pub clause: String,
-}
-
-impl Prompt {
-    /// The action that answers this prompt.
-    pub fn answer(&self, targets: &[&str]) -> Action {
-        Action::new(&self.player, &self.skill, targets)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Continuation {
-    pub input: PhaseInput,
-}
-
-impl Continuation {
-    /// Resume with the answer to the prompt.
-    pub fn resume(
-        mut self,
-        rules: &EngineRules,
-        state: &GameState,
-        answer: Action,
-    ) -> Result<Resolution, Rejected> {
-        self.input.actions.push(answer);
-        resolve(rules, state, &self.input)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[allow(clippy::large_enum_variant)]
-pub enum Resolution {
-    Done(Outcome),
-    NeedInput {
-        prompt: Prompt,
-        continuation: Continuation,
-    },
-}
-
-/// Bad input: nothing was resolved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
-pub enum Rejected {
-    #[error("{}", .0.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"))]
-    Invalid(Vec<Invalid>),
-    #[error("the game is already over ({0})")]
-    GameOver(String),
-    #[error("{0}")]
-    Other(String),
-}
-
-/// What one phase gets: a night's actions (prompt answers included), or a day's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PhaseInput {
-    pub moment: Moment,
-    /// For a night: the actions file. For a day: the answers (最后一枪, 殉职).
-    pub actions: Vec<Action>,
-    /// For a day: who goes out, in order, with the cause (投票, 红牌…).
-    #[serde(default)]
-    pub outs: Vec<(String, String)>,
-    /// For day 1 (or any election): who became 警长.
-    #[serde(default)]
-    pub sheriff: Option<String>,
-    /// For a day: camps the director rules defeated (投降; 红牌 判负), applied first.
-    #[serde(default)]
-    pub lose: Vec<String>,
-    /// For a day: causes given to players already out (a 红牌 for an out player: 「已出局角色
-    /// 仍可被判罚」) — recorded on the player's out, counted by `cause-count` conditions.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub records: Vec<(String, String)>,
-    pub seed: u64,
-    /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
-    /// facts the director recorded by hand).
-    #[serde(default)]
-    pub on_prompt: OnPrompt,
-    /// A day's `outs` are facts the director recorded (an `out` event), not results still to
-    /// be settled: `day_checks` (免疫第一次出局, 避险) do not apply to them.
-    #[serde(default)]
-    pub recorded_outs: bool,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnPrompt {
-    #[default]
-    Ask,
-    Pass,
-}
-
-impl PhaseInput {
-    pub fn night(n: u32, actions: Vec<Action>, seed: u64) -> PhaseInput {
-        PhaseInput {
-            moment: Moment {
-                day: n,
-                phase: Phase::Night,
-            },
-            actions,
-            outs: Vec::new(),
-            sheriff: None,
-            lose: Vec::new(),
-            records: Vec::new(),
-            seed,
-            on_prompt: OnPrompt::Ask,
-            recorded_outs: false,
-        }
-    }
-    pub fn day(
-        n: u32,
-        outs: Vec<(String, String)>,
-        sheriff: Option<String>,
-        answers: Vec<Action>,
-        seed: u64,
-    ) -> PhaseInput {
-        PhaseInput {
-            moment: Moment {
-                day: n,
-                phase: Phase::Day,
-            },
-            actions: answers,
-            outs,
-            sheriff,
-            lose: Vec::new(),
-            records: Vec::new(),
-            seed,
-            on_prompt: OnPrompt::Ask,
-            recorded_outs: false,
-        }
-    }
-}
 
 /// Resolve a night (`moment.phase == Night`; day 0 is 开局) or a day's outcome.
 pub fn resolve(
@@ -284,6 +65,8 @@ pub fn resolve(
         return Err(Rejected::Invalid(invalid));
     }
     let mut cx = Ctx::new(rules, state.clone(), input);
+    effects::refresh_gains(&mut cx);
+    effects::phase_start(&mut cx);
     let flow = (|| {
         if n_commit > 0 {
             cx.run_steps(&steps[..n_commit])?;
@@ -304,6 +87,19 @@ pub fn resolve(
         }),
         Err(Stop::Bad(i)) => Err(Rejected::Invalid(vec![*i])),
         Err(Stop::Many(v)) => Err(Rejected::Invalid(v)),
+    }
+}
+
+impl Continuation {
+    /// Resume with the answer to the prompt.
+    pub fn resume(
+        mut self,
+        rules: &EngineRules,
+        state: &GameState,
+        answer: Action,
+    ) -> Result<Resolution, Rejected> {
+        self.input.actions.push(answer);
+        resolve(rules, state, &self.input)
     }
 }
 
@@ -358,141 +154,7 @@ fn canonical_skills(rules: &EngineRules, state: &GameState, input: &PhaseInput) 
     out
 }
 
-/// Why the loop stopped early.
-pub(crate) enum Stop {
-    Prompt(Box<Prompt>),
-    Bad(Box<Invalid>),
-    Many(Vec<Invalid>),
-}
-
-pub(crate) type Flow = Result<(), Stop>;
-
-/// The working state of one phase's resolution.
-pub(crate) struct Ctx<'a> {
-    pub rules: &'a EngineRules,
-    pub st: GameState,
-    pub input: &'a PhaseInput,
-    pub rng: Rng,
-    pub step: String,
-    pub attacks: Vec<Attack>,
-    pub protects: Vec<Mark>,
-    pub saves: Vec<Mark>,
-    pub poisons: Vec<Mark>,
-    pub deaths: Vec<Death>,
-    pub feedback: Vec<Feedback>,
-    pub announcements: Vec<String>,
-    pub log: Vec<LogEntry>,
-    pub draws: Vec<String>,
-    pub camps_lost: Vec<String>,
-    /// Which prompt answers (by index in `input.actions`) were consumed.
-    pub answered: BTreeSet<usize>,
-    /// Night actions already applied (by index).
-    pub applied: BTreeSet<usize>,
-    /// 致死伤害 marked by `blast` effects (not attacks: protections do not see them).
-    pub damages: Vec<Attack>,
-    /// `save-except` marks: (target, the causes that still put them out).
-    pub wards: Vec<(String, Vec<String>)>,
-    /// `exorcise` marks.
-    pub exorcisms: Vec<Mark>,
-    /// `sense-neighbours` feedback, told at the end of the phase to holders still in the game.
-    pub senses: Vec<Feedback>,
-    /// A `settle = "follow-out"` step is still to come in this phase.
-    pub follow_step_ahead: bool,
-    /// `shroud` marks with the actor's choice (what investigations of the target say).
-    pub shrouds: Vec<(Mark, Option<String>)>,
-    /// `burn` / `retaliate` traps.
-    pub traps: Vec<Mark>,
-    /// Camps whose attacks settle as poisons tonight, with the skill that made it so.
-    pub poison_camps: Vec<(String, String)>,
-    /// Every skill used tonight, in order.
-    pub used: Vec<Used>,
-    /// The checkpoint feedback is released at (from the last step that named one).
-    pub checkpoint: Option<String>,
-    /// `recruit` actions waiting for the end of their step.
-    pub recruits: Vec<Action>,
-    /// Camps at the start of the phase (for `sense-camp`).
-    pub start_camps: Vec<(String, Option<String>)>,
-    /// A prompt raised where the loop could not stop (a camp-lost out), raised at the end.
-    pub deferred: Option<Stop>,
-    /// A settlement step has run (later acting steps skip players out by then).
-    pub settled: bool,
-    /// Who is behind the attack or poison being settled (for `grievance`).
-    pub source: Option<String>,
-    /// Attacks raised during settlement, for a `late-kills` step.
-    pub late_attacks: Vec<Attack>,
-    /// Players of an individual camp who lost (see `Outcome.losers`).
-    pub losers: Vec<String>,
-}
-
 impl<'a> Ctx<'a> {
-    fn new(rules: &'a EngineRules, st: GameState, input: &'a PhaseInput) -> Self {
-        let start_camps = st
-            .players
-            .iter()
-            .map(|p| (p.name.clone(), p.camp.clone()))
-            .collect();
-        let mut cx = Ctx {
-            rules,
-            st,
-            input,
-            rng: Rng::new(input.seed),
-            step: String::new(),
-            attacks: Vec::new(),
-            protects: Vec::new(),
-            saves: Vec::new(),
-            poisons: Vec::new(),
-            deaths: Vec::new(),
-            feedback: Vec::new(),
-            announcements: Vec::new(),
-            log: Vec::new(),
-            draws: Vec::new(),
-            camps_lost: Vec::new(),
-            answered: BTreeSet::new(),
-            applied: BTreeSet::new(),
-            damages: Vec::new(),
-            wards: Vec::new(),
-            exorcisms: Vec::new(),
-            senses: Vec::new(),
-            follow_step_ahead: false,
-            shrouds: Vec::new(),
-            traps: Vec::new(),
-            poison_camps: Vec::new(),
-            used: Vec::new(),
-            checkpoint: None,
-            recruits: Vec::new(),
-            start_camps,
-            deferred: None,
-            settled: false,
-            source: None,
-            late_attacks: Vec::new(),
-            losers: Vec::new(),
-        };
-        effects::refresh_gains(&mut cx);
-        cx
-    }
-
-    pub fn note(&mut self, text: impl Into<String>, clause: &str) {
-        self.log.push(LogEntry {
-            step: self.step.clone(),
-            text: text.into(),
-            clause: clause.to_string(),
-        });
-    }
-
-    pub fn tell(&mut self, player: &str, text: impl Into<String>) {
-        let at = self.checkpoint.clone();
-        self.tell_at(player, text, at);
-    }
-
-    /// Feedback released at a given checkpoint (a trap told when its victim acted).
-    pub fn tell_at(&mut self, player: &str, text: impl Into<String>, at: Option<String>) {
-        self.feedback.push(Feedback {
-            player: player.to_string(),
-            text: text.into(),
-            at,
-        });
-    }
-
     fn run(&mut self, steps: &[&Step]) -> Flow {
         match self.input.moment.phase {
             Phase::Day => self.run_day()?,
@@ -506,7 +168,7 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        if let Some(stop) = self.deferred.take() {
+        if let Some(stop) = self.at.deferred.take() {
             return Err(stop);
         }
         effects::tell_senses(self);
@@ -516,16 +178,16 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn run_steps(&mut self, steps: &[&Step]) -> Flow {
-        self.follow_step_ahead = steps.iter().any(|s| s.settle == Some(Settle::FollowOut));
+        self.at.follow_step_ahead = steps.iter().any(|s| s.settle == Some(Settle::FollowOut));
         for step in steps {
-            self.step = step.id.clone();
+            self.at.step = step.id.clone();
             if let Some(c) = &step.checkpoint {
-                self.checkpoint = Some(c.clone());
+                self.at.checkpoint = Some(c.clone());
             }
             match step.settle {
                 Some(s) => {
                     self.settle(step, s)?;
-                    self.settled = true;
+                    self.at.settled = true;
                 }
                 None => self.act(step)?,
             }
@@ -534,22 +196,22 @@ impl<'a> Ctx<'a> {
     }
 
     fn run_day(&mut self) -> Flow {
-        self.step = "day".into();
+        self.at.step = "day".into();
         for camp in self.input.lose.clone() {
             if !self.st.camps_lost.contains(&camp) {
                 self.st.camps_lost.push(camp.clone());
-                self.camps_lost.push(camp.clone());
+                self.report.camps_lost.push(camp.clone());
                 self.note(
                     format!("导演判定 {camp} 判负"),
                     "某阵营满足其判负条件之一时，该阵营优先判负。",
                 );
-                effects::camp_lost(self, &camp);
+                crate::death::camp_lost(self, &camp);
             }
         }
         if let Some(s) = &self.input.sheriff {
             self.st.sheriff = Some(s.clone());
             self.tell(s, "你成为警长。");
-            self.announcements.push(format!("{s} 当选警长"));
+            self.report.announcements.push(format!("{s} 当选警长"));
             self.note(format!("{s} 当选警长"), "");
         }
         for (p, cause) in &self.input.outs {
@@ -615,16 +277,18 @@ impl<'a> Ctx<'a> {
                 .iter()
                 .enumerate()
                 .filter(|(i, a)| {
-                    !self.applied.contains(i) && &a.skill == skill && self.in_step(step, &a.actor)
+                    !self.at.applied.contains(i)
+                        && &a.skill == skill
+                        && self.in_step(step, &a.actor)
                 })
                 .map(|(i, _)| i)
                 .collect();
             idx.sort_by_key(|&i| self.st.player(&self.input.actions[i].actor).map(|p| p.seat));
             for i in idx {
-                self.applied.insert(i);
+                self.at.applied.insert(i);
                 let a = self.input.actions[i].clone();
                 // a step after a settlement step: players out by now no longer act
-                if self.settled && self.st.player(&a.actor).is_some_and(|p| !p.alive()) {
+                if self.at.settled && self.st.player(&a.actor).is_some_and(|p| !p.alive()) {
                     self.note(format!("{a}：{} 已出局，不再发动", a.actor), &def.clause);
                     continue;
                 }
@@ -634,6 +298,10 @@ impl<'a> Ctx<'a> {
                 }
                 if !holds {
                     self.note(format!("{a}：技能已失去，略过"), &def.clause);
+                    continue;
+                }
+                if let Some(why) = effects::blocked(self, &a.actor, skill, def) {
+                    self.note(format!("{a}：{why}，不能发动"), &def.clause);
                     continue;
                 }
                 effects::apply_action(self, def, &a)?;
@@ -710,11 +378,11 @@ impl<'a> Ctx<'a> {
             .actions
             .iter()
             .enumerate()
-            .filter(|(i, a)| !self.applied.contains(i) && step.skills.contains(&a.skill))
+            .filter(|(i, a)| !self.at.applied.contains(i) && step.skills.contains(&a.skill))
             .map(|(i, a)| (i, a.clone()))
             .collect();
         for (i, a) in left {
-            self.applied.insert(i);
+            self.at.applied.insert(i);
             let camp = self
                 .st
                 .player(&a.actor)
@@ -749,7 +417,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let used = self.input.actions.iter().enumerate().any(|(i, a)| {
-                self.applied.contains(&i) && a.actor == p.name && held.contains(&a.skill)
+                self.at.applied.contains(&i) && a.actor == p.name && held.contains(&a.skill)
             });
             if !used {
                 who.push((p.seat, p.name.clone(), held));
@@ -793,22 +461,15 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Whether `actor` acts in this step (the step's camp filter).
-    pub fn in_step(&self, step: &Step, actor: &str) -> bool {
-        match &step.camp {
-            None => true,
-            Some(c) => self.st.player(actor).and_then(|p| p.camp.as_deref()) == Some(c),
-        }
-    }
-
     fn settle(&mut self, step: &Step, kind: Settle) -> Flow {
         match kind {
             Settle::Kills => {
-                let mut attacks = self.attacks.clone();
+                let mut attacks = self.marks.attacks.clone();
                 attacks.sort_by_key(|a| effects::order_key(self, step, &a.skill, &a.actor));
                 for atk in &attacks {
                     let camp = self.st.player(&atk.actor).and_then(|p| p.camp.clone());
                     if let Some((_, by)) = self
+                        .marks
                         .poison_camps
                         .iter()
                         .find(|(c, _)| Some(c) == camp.as_ref())
@@ -826,16 +487,16 @@ impl<'a> Ctx<'a> {
                     if self.stopped_by_loss(&atk.actor, &atk.skill, &atk.target) {
                         continue;
                     }
-                    self.source = Some(atk.actor.clone());
+                    self.at.source = Some(atk.actor.clone());
                     let r = self.settle_attack(step, atk);
-                    self.source = None;
+                    self.at.source = None;
                     r?;
                     self.check_losses();
                 }
             }
             Settle::Traps => effects::settle_traps(self, step)?,
             Settle::LateKills => {
-                for atk in std::mem::take(&mut self.late_attacks) {
+                for atk in std::mem::take(&mut self.marks.late_attacks) {
                     self.settle_attack(step, &atk)?;
                     self.check_losses();
                 }
@@ -844,7 +505,7 @@ impl<'a> Ctx<'a> {
             Settle::Damage => effects::settle_damage(self, step)?,
             Settle::Exorcise => effects::settle_exorcise(self, step)?,
             Settle::FollowOut => {
-                self.follow_step_ahead = false;
+                self.at.follow_step_ahead = false;
                 effects::settle_follow_out(self, step)?;
             }
             Settle::AnnounceCounters => effects::announce_counters(self, step),
@@ -854,9 +515,10 @@ impl<'a> Ctx<'a> {
             }
             Settle::Poison => {
                 let mut marks: Vec<Mark> = Vec::new();
-                for atk in self.attacks.clone() {
+                for atk in self.marks.attacks.clone() {
                     let camp = self.st.player(&atk.actor).and_then(|p| p.camp.clone());
                     if let Some((_, by)) = self
+                        .marks
                         .poison_camps
                         .iter()
                         .find(|(c, _)| Some(c) == camp.as_ref())
@@ -868,7 +530,7 @@ impl<'a> Ctx<'a> {
                         });
                     }
                 }
-                marks.extend(self.poisons.clone());
+                marks.extend(self.marks.poisons.clone());
                 marks.sort_by_key(|m| effects::order_key(self, step, &m.skill, &m.actor));
                 for m in marks {
                     let clause = self
@@ -881,9 +543,9 @@ impl<'a> Ctx<'a> {
                     {
                         continue;
                     }
-                    self.source = Some(m.actor.clone());
+                    self.at.source = Some(m.actor.clone());
                     let r = self.go_out(&m.target, &m.skill, None, &clause);
-                    self.source = None;
+                    self.at.source = None;
                     r?;
                     self.check_losses();
                 }
@@ -922,17 +584,17 @@ impl<'a> Ctx<'a> {
                 .is_some_and(|c| st.camps_lost.contains(c))
         };
         let mut dropped: Vec<Mark> = Vec::new();
-        for list in [&mut self.protects, &mut self.saves] {
+        for list in [&mut self.marks.protects, &mut self.marks.saves] {
             let (gone, kept): (Vec<Mark>, Vec<Mark>) = std::mem::take(list)
                 .into_iter()
                 .partition(|m| lost(&self.st, m));
             *list = kept;
             dropped.extend(gone);
         }
-        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.shrouds)
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.marks.shrouds)
             .into_iter()
             .partition(|(m, _)| lost(&self.st, m));
-        self.shrouds = kept;
+        self.marks.shrouds = kept;
         dropped.extend(gone.into_iter().map(|(m, _)| m));
         for m in dropped {
             let camp = self
@@ -959,6 +621,7 @@ impl<'a> Ctx<'a> {
         for check in &step.checks {
             let why: Option<(String, String)> = match check {
                 Check::Shrouded => self
+                    .marks
                     .shrouds
                     .iter()
                     .find(|(s, _)| s.target == m.target)
@@ -985,8 +648,9 @@ impl<'a> Ctx<'a> {
 
     /// The protection whose only target tonight is `t`: (why, skill).
     fn sole_protector(&self, t: &str) -> Option<(String, String)> {
-        let m = self.protects.iter().find(|m| m.target == t)?;
+        let m = self.marks.protects.iter().find(|m| m.target == t)?;
         let n = self
+            .marks
             .protects
             .iter()
             .filter(|x| x.actor == m.actor && x.skill == m.skill)
@@ -1003,9 +667,9 @@ impl<'a> Ctx<'a> {
             .filter(|(_, s)| !s.lost)
             .find_map(|(k, _)| {
                 self.rules.skill(k)?.effects.iter().find_map(|e| match e {
-                    crate::rules::Effect::FirstOutImmunity { counter } => {
-                        Some((k.clone(), counter.clone()))
-                    }
+                    crate::effects::Effect::FirstOutImmunity(
+                        crate::effects::kind::FirstOutImmunity { counter },
+                    ) => Some((k.clone(), counter.clone())),
                     _ => None,
                 })
             })?;
@@ -1018,7 +682,8 @@ impl<'a> Ctx<'a> {
     }
 
     fn spend_dodge(&mut self, t: &str) -> Option<(String, String)> {
-        let skill = effects::holds_effect(self, t, |e| matches!(e, crate::rules::Effect::Dodge))?;
+        let skill =
+            effects::holds_effect(self, t, |e| matches!(e, crate::effects::Effect::Dodge(_)))?;
         let p = self.st.player_mut(t)?;
         let s = p.skills.get_mut(&skill)?;
         match s.uses_left {
@@ -1042,6 +707,7 @@ impl<'a> Ctx<'a> {
             match check {
                 Check::Protected => {
                     if let Some(m) = self
+                        .marks
                         .protects
                         .iter()
                         .find(|m| m.target == atk.target)
@@ -1069,8 +735,12 @@ impl<'a> Ctx<'a> {
                                 format!("{} 第一次被有效指杀，触发<{}>，不出局", atk.target, skill),
                                 &clause,
                             );
-                            if let Some(m) =
-                                self.saves.iter().find(|m| m.target == atk.target).cloned()
+                            if let Some(m) = self
+                                .marks
+                                .saves
+                                .iter()
+                                .find(|m| m.target == atk.target)
+                                .cloned()
                             {
                                 // the save skill's first note states this case (075's red text)
                                 let red = self
@@ -1088,7 +758,13 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 Check::Saved => {
-                    if let Some(m) = self.saves.iter().find(|m| m.target == atk.target).cloned() {
+                    if let Some(m) = self
+                        .marks
+                        .saves
+                        .iter()
+                        .find(|m| m.target == atk.target)
+                        .cloned()
+                    {
                         let clause = self.skill_clause(&m.skill);
                         self.note(
                             format!("{} 被指杀，是<{}>的目标，不出局", atk.target, m.skill),
@@ -1102,6 +778,7 @@ impl<'a> Ctx<'a> {
                 }
                 Check::Shrouded => {
                     if let Some((m, _)) = self
+                        .marks
                         .shrouds
                         .iter()
                         .find(|(m, _)| m.target == atk.target)
@@ -1129,7 +806,7 @@ impl<'a> Ctx<'a> {
                 }
                 Check::AttackImmune => {
                     if let Some(skill) = effects::holds_effect(self, &atk.target, |e| {
-                        matches!(e, crate::rules::Effect::AttackImmunity)
+                        matches!(e, crate::effects::Effect::AttackImmunity(_))
                     }) {
                         let clause = self.skill_clause(&skill);
                         self.note(
@@ -1143,8 +820,8 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 Check::SavedOnce => {
-                    if let Some(i) = self.saves.iter().position(|m| m.target == atk.target) {
-                        let m = self.saves.remove(i);
+                    if let Some(i) = self.marks.saves.iter().position(|m| m.target == atk.target) {
+                        let m = self.marks.saves.remove(i);
                         let clause = self.skill_clause(&m.skill);
                         self.note(
                             format!(
@@ -1167,115 +844,6 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Record a random draw (kept with the result and in the notes).
-    pub fn draw(&mut self, text: String) {
-        self.note(format!("随机：{text}"), "");
-        self.draws.push(text);
-    }
-
-    pub fn skill_clause(&self, skill: &str) -> String {
-        self.rules
-            .skill(skill)
-            .map(|d| d.clause.clone())
-            .unwrap_or_default()
-    }
-
-    /// The one death path. A player goes out once; each on-out trigger fires once, in the
-    /// rule set's trigger order, and a trigger's own deaths run their chains before the next
-    /// trigger of this death (so a hunter's shot lands after the hunter's lover).
-    pub fn go_out(&mut self, name: &str, cause: &str, via: Option<&str>, clause: &str) -> Flow {
-        let Some(p) = self.st.player_mut(name) else {
-            return Ok(());
-        };
-        if let Some(out) = &mut p.out {
-            out.causes.push(cause.to_string());
-            if let Some(d) = self.deaths.iter_mut().find(|d| d.player == name) {
-                d.also.push(cause.to_string());
-            }
-            self.note(format!("{name} 已出局，{cause} 不再结算"), clause);
-            return Ok(());
-        }
-        if effects::warded(self, name, cause) {
-            return Ok(());
-        }
-        self.st.outs += 1;
-        let order = self.st.outs;
-        let p = self.st.player_mut(name).expect("exists");
-        p.out = Some(Out {
-            at: self.input.moment,
-            cause: cause.to_string(),
-            causes: vec![cause.to_string()],
-            order,
-        });
-        self.deaths.push(Death {
-            player: name.to_string(),
-            cause: cause.to_string(),
-            via: via.map(str::to_string),
-            step: self.step.clone(),
-            clause: clause.to_string(),
-            also: Vec::new(),
-        });
-        self.note(format!("{name} 出局（{cause}）"), clause);
-        self.tell(name, format!("你已出局（{cause}）。"));
-        self.individual_loss(name, false);
-        // The cause that started a link chain (a lover's 红牌 bars the hunter's shot).
-        let root = match via {
-            Some(v) => self
-                .deaths
-                .iter()
-                .find(|d| d.player == v)
-                .map(|d| d.cause.clone())
-                .unwrap_or_default(),
-            None => cause.to_string(),
-        };
-        effects::grievance_on_out(self, name);
-        self.source = None; // chains caused by this out are not the attacker's
-        effects::on_any_out(self, name)?;
-        for skill in self.st.on_out_skills(self.rules, name) {
-            let Some(def) = self.rules.skill(&skill) else {
-                continue;
-            };
-            if !def.forced && self.idle(name) {
-                self.note(
-                    format!("{name} 处于挂机状态，不能发动<{skill}>"),
-                    &def.clause,
-                );
-                if self.rules.sheriff_skills.contains(&skill)
-                    && self.st.sheriff.as_deref() == Some(name)
-                {
-                    self.st.sheriff = None;
-                    self.note(format!("{name} 出局，警徽无人继承"), &def.clause);
-                }
-                continue;
-            }
-            for eff in &def.effects {
-                effects::on_out(self, name, &skill, def, eff, cause, &root)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A player of an individual camp loses alone: on going out, or (`at_end`) still in it
-    /// when the game ends. Noted for the director, not announced (「无阵营混血除外」).
-    fn individual_loss(&mut self, name: &str, at_end: bool) {
-        let Some(il) = &self.rules.individual_lose else {
-            return;
-        };
-        let Some(camp) = self.st.player(name).and_then(|p| p.camp.clone()) else {
-            return;
-        };
-        if !self.rules.individual_camps.contains(&camp) || self.losers.iter().any(|l| l == name) {
-            return;
-        }
-        let (why, clause) = if at_end {
-            ("游戏结束时仍属于", il.at_end.clone())
-        } else {
-            ("出局时属于", il.out.clone())
-        };
-        self.losers.push(name.to_string());
-        self.note(format!("{name} {why}{camp}，个人判负"), &clause);
     }
 
     /// A day out whose cause means a status (灵族杀 红牌 → 挂机): the player stays in the game
@@ -1304,43 +872,10 @@ impl<'a> Ctx<'a> {
             format!("{name} {}：进入【{}】状态（不出局）", sc.cause, sc.status),
             &sc.clause,
         );
-        self.announcements
+        self.report
+            .announcements
             .push(format!("{name} {}，进入{}状态", sc.cause, sc.status));
         self.tell(name, format!("你{}，进入{}状态。", sc.cause, sc.status));
-    }
-
-    /// Holds one of the rule set's idle statuses (挂机): in the game, but cannot act.
-    pub fn idle(&self, name: &str) -> bool {
-        self.st
-            .player(name)
-            .is_some_and(|p| self.rules.idle_statuses.iter().any(|s| p.has_status(s)))
-    }
-
-    /// An answer given for (actor, skill), consumed once.
-    pub fn answer(&mut self, actor: &str, skill: &str) -> Option<Action> {
-        let i = self.input.actions.iter().enumerate().position(|(i, a)| {
-            !self.answered.contains(&i) && a.actor == actor && a.skill == skill
-        })?;
-        self.answered.insert(i);
-        Some(self.input.actions[i].clone())
-    }
-
-    pub fn unanswered(&self) -> bool {
-        self.input.on_prompt == OnPrompt::Ask
-    }
-
-    pub fn bad(&self, a: &Action, reason: impl Into<String>) -> Stop {
-        let index = self
-            .input
-            .actions
-            .iter()
-            .position(|x| x == a)
-            .map_or(0, |i| i + 1);
-        Stop::Bad(Box::new(Invalid {
-            index,
-            action: a.to_string(),
-            reason: reason.into(),
-        }))
     }
 
     fn unused_answers(&mut self) {
@@ -1349,8 +884,8 @@ impl<'a> Ctx<'a> {
                 .rules
                 .skill(&a.skill)
                 .is_some_and(|d| matches!(d.timing, Timing::OnOut | Timing::Prompt));
-            if on_out && !self.answered.contains(&i) {
-                self.log.push(LogEntry {
+            if on_out && !self.at.answered.contains(&i) {
+                self.report.log.push(LogEntry {
                     step: "—".into(),
                     text: format!("{a}：未触发，未使用"),
                     clause: String::new(),
@@ -1359,32 +894,26 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// 判负 of every camp meeting a loss condition (sticky), with the camp-lost rules.
-    pub fn check_losses(&mut self) {
-        for camp in &self.rules.camps {
-            if self.st.camps_lost.contains(&camp.name) {
-                continue;
-            }
-            // `every_camp_lose` is for camps whose members are judged together: an individual
-            // camp (独立阵营「各自判定」) is no team, each member loses alone.
-            let every: &[Condition] = if self.rules.individual_camps.contains(&camp.name) {
-                &[]
-            } else {
-                &self.rules.every_camp_lose
-            };
-            if let Some(c) = camp
-                .lose
-                .iter()
-                .chain(every)
-                .find(|c| holds(self.rules, &self.st, &camp.name, c))
-            {
-                let clause = c.clause().to_string();
-                self.st.camps_lost.push(camp.name.clone());
-                self.camps_lost.push(camp.name.clone());
-                self.note(format!("{} 判负", camp.name), &clause);
-                effects::camp_lost(self, &camp.name);
-            }
+    /// `all_lost_priority`: every camp still standing lost at once this phase — the first of
+    /// them in the declared priority wins instead of nobody.
+    fn priority_win(&mut self) {
+        if self.st.winner.as_ref().is_none_or(|w| !w.is_empty()) {
+            return;
         }
+        let Some(camp) = self
+            .rules
+            .all_lost_priority
+            .iter()
+            .find(|c| self.report.camps_lost.contains(c) && !self.at.losing_at_start.contains(c))
+            .cloned()
+        else {
+            return;
+        };
+        self.note(
+            format!("各阵营同时判负，按优先级 {camp} 获胜"),
+            "同时判负时，之前未判负的阵营中按照优先级获胜：三方＞狼人＞村民",
+        );
+        self.st.winner = Some(vec![camp]);
     }
 
     fn end_of_phase(&mut self) {
@@ -1414,6 +943,7 @@ impl<'a> Ctx<'a> {
             });
         }
         self.st.winner = winner(self.rules, &self.st);
+        self.priority_win();
         if let Some(w) = &self.st.winner {
             let clause = self
                 .rules
@@ -1435,7 +965,9 @@ impl<'a> Ctx<'a> {
                 self.individual_loss(&name, true);
             }
         }
-        self.announcements.splice(0..0, effects::announce(self));
+        self.report
+            .announcements
+            .splice(0..0, crate::announce::announce(self));
     }
 
     fn finish(mut self) -> Outcome {
@@ -1445,11 +977,11 @@ impl<'a> Ctx<'a> {
             // feedback from before the first step of a night (uses gained by day) goes out
             // with the first release
             if self.input.moment.phase == Phase::Night && self.input.moment.day > 0 {
-                for f in self.feedback.iter_mut().filter(|f| f.at.is_none()) {
+                for f in self.report.feedback.iter_mut().filter(|f| f.at.is_none()) {
                     f.at = cps.first().cloned();
                 }
             }
-            self.feedback.sort_by_key(|f| {
+            self.report.feedback.sort_by_key(|f| {
                 f.at.as_ref()
                     .and_then(|a| cps.iter().position(|c| c == a))
                     .unwrap_or(0)
@@ -1457,178 +989,17 @@ impl<'a> Ctx<'a> {
         }
         Outcome {
             moment: self.input.moment,
-            deaths: self.deaths,
-            feedback: self.feedback,
-            announcements: self.announcements,
-            log: self.log,
-            camps_lost: self.camps_lost,
+            deaths: self.report.deaths,
+            feedback: self.report.feedback,
+            announcements: self.report.announcements,
+            log: self.report.log,
+            camps_lost: self.report.camps_lost,
             winner: self.st.winner.clone(),
             seed: self.input.seed,
-            draws: self.draws,
+            draws: self.report.draws,
             unused: Vec::new(),
-            losers: self.losers,
+            losers: self.report.losers,
             state: self.st,
         }
     }
-}
-
-/// Whether a win/loss condition holds for `camp` in `st`.
-#[allow(clippy::only_used_in_recursion)]
-pub fn holds(rules: &EngineRules, st: &GameState, camp: &str, c: &Condition) -> bool {
-    let with_role = |roles: &[String]| {
-        st.players
-            .iter()
-            .filter(|p| roles.contains(&p.role))
-            .collect::<Vec<_>>()
-    };
-    match c {
-        Condition::All { of, .. } => of.iter().all(|x| holds(rules, st, camp, x)),
-        Condition::RolesOut { roles, .. } => with_role(roles).iter().all(|p| !p.alive()),
-        Condition::RoleAlive { role, .. } => st.alive().any(|p| &p.role == role),
-        Condition::NoneAlive {
-            role,
-            unless_status,
-            ..
-        } => !st
-            .alive()
-            .any(|p| &p.role == role && unless_status.as_deref().is_none_or(|s| !p.has_status(s))),
-        Condition::MembersOut {
-            camp: c2,
-            not_roles,
-            at_least,
-            ..
-        } => {
-            let c2 = c2.as_deref().unwrap_or(camp);
-            let members: Vec<_> = st
-                .players
-                .iter()
-                .filter(|p| p.camp.as_deref() == Some(c2) && !not_roles.contains(&p.role))
-                .collect();
-            let out = members.iter().filter(|p| !p.alive()).count();
-            match at_least {
-                Some(n) => out >= *n as usize,
-                None => out == members.len(),
-            }
-        }
-        Condition::AliveOnly { roles, .. } => st.alive().all(|p| roles.contains(&p.role)),
-        Condition::AfterNight { night, .. } => st.last_night.is_some_and(|n| n >= *night),
-        Condition::PoolAllInCamp { role, min, .. } => {
-            let pool: Vec<_> = st.alive().filter(|p| &p.role == role).collect();
-            pool.len() >= *min as usize && pool.iter().all(|p| p.camp.as_deref() == Some(camp))
-        }
-        Condition::StatusShare {
-            camps,
-            not_roles,
-            status,
-            share,
-            ..
-        } => {
-            let v: Vec<_> = st
-                .alive()
-                .filter(|p| {
-                    p.camp.as_ref().is_some_and(|c| camps.contains(c))
-                        && !not_roles.contains(&p.role)
-                })
-                .collect();
-            let with = v.iter().filter(|p| p.has_status(status)).count();
-            (with as f64) >= share * v.len() as f64
-        }
-        Condition::OutOrStatus { roles, status, .. } => with_role(roles)
-            .iter()
-            .all(|p| !p.alive() || p.has_status(status)),
-        Condition::UniqueSmallestBelow { camps, below, .. } => {
-            st.unique_smallest(camp, camps) && st.camp_size(camp) < *below as usize
-        }
-        Condition::CauseCount { cause, count, .. } => {
-            let given: usize = st
-                .players
-                .iter()
-                .filter(|p| p.camp.as_deref() == Some(camp))
-                .filter_map(|p| p.out.as_ref())
-                .map(|o| o.causes.iter().filter(|c| *c == cause).count())
-                .sum();
-            given >= (*count).max(1) as usize
-        }
-        Condition::CampsLost {
-            camps, at_least, ..
-        } => camps.iter().filter(|c| st.camps_lost.contains(c)).count() >= *at_least as usize,
-        Condition::AllOut { roles, linker, .. } => {
-            let mut members: Vec<&crate::state::PlayerState> = st
-                .players
-                .iter()
-                .filter(|p| p.camp.as_deref() == Some(camp))
-                .filter(|p| roles.is_empty() || roles.contains(&p.role))
-                .collect();
-            if let Some(kind) = linker
-                && !roles.is_empty()
-            {
-                for l in st.links.iter().filter(|l| &l.kind == kind) {
-                    let all = l
-                        .members
-                        .iter()
-                        .all(|m| st.player(m).is_some_and(|p| roles.contains(&p.role)));
-                    if all
-                        && let Some(by) = l.by.as_deref().and_then(|b| st.player(b))
-                        && by.camp.as_deref() == Some(camp)
-                        && !members.iter().any(|m| m.name == by.name)
-                    {
-                        members.push(by);
-                    }
-                }
-            }
-            members.iter().all(|p| !p.alive())
-        }
-        Condition::AliveShare { share, .. } => {
-            let total = st.alive().count();
-            let mine = st
-                .alive()
-                .filter(|p| p.camp.as_deref() == Some(camp))
-                .count();
-            total > 0 && (mine as f64) >= share * total as f64
-        }
-        Condition::CounterAtLeast {
-            counter,
-            value,
-            holder_role,
-            ..
-        } => match holder_role {
-            None => st.counters.get(counter).copied().unwrap_or(0) >= *value,
-            Some(r) => st
-                .players
-                .iter()
-                .filter(|p| &p.role == r)
-                .any(|p| p.counter(counter) >= *value),
-        },
-    }
-}
-
-/// The winner(s), if the game is over: camps not defeated that meet a win condition, or the
-/// only camp not defeated.
-pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
-    let standing: Vec<&crate::rules::CampDef> = rules
-        .camps
-        .iter()
-        .filter(|c| !st.camps_lost.contains(&c.name))
-        .filter(|c| !rules.individual_camps.contains(&c.name))
-        .collect();
-    // every camp defeated (e.g. the last wolf and the last 大特 out the same night): the game
-    // is over and nobody wins
-    if standing.is_empty() {
-        return Some(Vec::new());
-    }
-    let mut won: Vec<String> = standing
-        .iter()
-        .filter(|c| c.win.iter().any(|w| holds(rules, st, &c.name, w)))
-        .map(|c| c.name.clone())
-        .collect();
-    if won.is_empty() && standing.len() == 1 {
-        won.push(standing[0].name.clone());
-    }
-    if won.is_empty() {
-        return None;
-    }
-    if rules.simultaneous_win == SimultaneousWin::Later {
-        won = vec![won.pop().expect("non-empty")];
-    }
-    Some(won)
 }

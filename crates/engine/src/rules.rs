@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::effects::Effect;
+pub use crate::status_rules::{HandoffMode, HandoffStage, StatusDef, UndefinedRole};
+
 /// `[engine]` of a rule file.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -106,6 +109,19 @@ pub struct EngineRules {
     /// card without being red-carded (the lover's 殉情, a camp's 判负): the rule file's reading.
     #[serde(default)]
     pub red_card_unanswered: Option<RedCardUnanswered>,
+    /// Statuses the post defines (`[[engine.status]]`): blocks, protections, composites.
+    #[serde(default, rename = "status")]
+    pub statuses: Vec<StatusDef>,
+    /// The <指定> hand-off stages, in order (`[[engine.handoff]]`).
+    #[serde(default)]
+    pub handoff: Vec<HandoffStage>,
+    /// Roles the post names but never defines: a seat given one is refused.
+    #[serde(default)]
+    pub undefined_roles: Vec<UndefinedRole>,
+    /// When every camp still standing is defeated at once, the first of these among them
+    /// wins (M213「同时判负时，之前未判负的阵营中按照优先级获胜」); empty: nobody wins.
+    #[serde(default)]
+    pub all_lost_priority: Vec<String>,
 }
 
 /// The rule file's reading for a badge hand-off a red card caused and the director did not
@@ -392,6 +408,13 @@ pub struct SkillDef {
     /// its step's (皇权争霸 Q2: 通灵「在45分…告知女巫刀法」 though 女巫 acts later).
     #[serde(default)]
     pub feedback_at: Option<String>,
+    /// <指定>: the chosen targets pass the rule set's `handoff` stages before the effects
+    /// settle on them, and a final target holding an `untargetable` status is dropped.
+    #[serde(default)]
+    pub designated: bool,
+    /// Targets must be players already out (M213 灵能 感知「选择范围：任意一名已出局角色」).
+    #[serde(default)]
+    pub targets_out: bool,
     #[serde(default)]
     pub effects: Vec<Effect>,
     pub clause: String,
@@ -421,330 +444,6 @@ impl SkillDef {
     }
 }
 
-/// A built-in behaviour with its parameters. Each kind is implemented once, in
-/// `effects.rs`, and reused by every rule set that means the same thing.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Effect {
-    /// 指杀: an attack settled by the night's `settle = "kills"` step; `cause` names the
-    /// death it causes (default 指杀).
-    Kill {
-        #[serde(default)]
-        cause: Option<String>,
-    },
-    /// A protection that makes attacks on the target invalid (救治, 守护). With
-    /// `wasted_counter`, a target that was attacked by nobody gets +1 on that counter and
-    /// goes out (cause `wasted_cause`) when it reaches `wasted_limit` (075 医生 空救).
-    Protect {
-        #[serde(default)]
-        wasted_counter: Option<String>,
-        #[serde(default)]
-        wasted_limit: Option<i64>,
-        #[serde(default)]
-        wasted_cause: Option<String>,
-    },
-    /// The target does not go out from attacks this night (救药).
-    Save,
-    /// The target goes out at the `settle-poison` step (毒药).
-    Poison,
-    /// Private feedback: the night's attack targets so far, once each, in attack order (通灵).
-    SeeKills,
-    /// Private feedback: whether the target's true camp is `camp` (`yes`/`no` texts).
-    InvestigateCamp {
-        camp: String,
-        yes: String,
-        no: String,
-    },
-    /// Private feedback: the target's role (`apparent`: the role shown, e.g. 灵魁's old role).
-    InvestigateRole {
-        #[serde(default)]
-        apparent: bool,
-    },
-    /// Links the targets (丘比特之箭). See `effects::link` for the parameters' meaning.
-    Link {
-        link: String,
-        #[serde(default)]
-        linker_joins: bool,
-        #[serde(default)]
-        elope_camp: Option<String>,
-        #[serde(default)]
-        lone_role_loses: Option<RoleSkill>,
-        #[serde(default)]
-        force_elope_if_skill: Option<String>,
-        #[serde(default)]
-        grant_if_no_role: Option<RoleSkill>,
-        /// The clause quoted when the link elopes.
-        #[serde(default)]
-        elope_clause: Option<String>,
-    },
-    /// The actor joins the target's camp (认亲).
-    FollowCamp,
-    /// On going out: choose one other player, who goes out (cause = the skill) after the
-    /// holder's linked deaths. Not when the death's cause (or, for a link death, the
-    /// partner's cause) is in `not_causes`.
-    Shoot {
-        #[serde(default)]
-        not_causes: Vec<String>,
-    },
-    /// On going out: the badge passes to a living player of the holder's choice; at random
-    /// when the cause is in `random_on`.
-    PassBadge {
-        #[serde(default)]
-        random_on: Vec<String>,
-    },
-    /// On going out: the other members of the holder's link of this kind go out too (殉情).
-    DieWithLink { link: String },
-    /// Passive: the first valid attack on the holder does not put them out (长寿之命).
-    FirstAttackImmunity { counter: String },
-    /// On going out by one of `causes`: every player holding one of `roles` loses all skills.
-    StripOnOut {
-        causes: Vec<String>,
-        roles: Vec<String>,
-    },
-    /// The target goes out this night by no cause except `causes` (灵族杀 救药: 「当晚不会因
-    /// <驱魔>、<灵散>之外的技能出局」): attacks, damage, poison and night shots all fail on it.
-    /// It also counts as a save for the kill checks.
-    SaveExcept { causes: Vec<String> },
-    /// 致死伤害 on the actor and on their two seat neighbours (ring, dead seats kept, never
-    /// skipped), except neighbours of `spare_camp`; settled by a `settle = "damage"` step,
-    /// the actor first, then the neighbours by seat. Not an attack: protections do not stop
-    /// it. `announce` is published (`{actor}` replaced) (自爆).
-    Blast {
-        #[serde(default)]
-        spare_camp: Option<String>,
-        #[serde(default)]
-        announce: Option<String>,
-    },
-    /// At the `settle = "exorcise"` step the target goes out if its true camp is `camp`; on
-    /// such a hit, with `refresh`, the actor's skill is back to its initial uses (驱魔).
-    Exorcise {
-        camp: String,
-        #[serde(default)]
-        refresh: bool,
-    },
-    /// Passive: the holder owns `counter`, starting at `initial`; each time a player goes
-    /// out, every rule that matches the outgoing player (camp and role at that moment) adds
-    /// its amount. `public`: announced each morning (and at `announce-counters` steps) (驭灵).
-    OutCounter {
-        counter: String,
-        initial: i64,
-        #[serde(default)]
-        public: bool,
-        rules: Vec<CounterRule>,
-    },
-    /// Passive: when a player not of `unless_camp` goes out, the holder learns whether that
-    /// player's two seat neighbours (dead ones included) include a member of `camp`; told at
-    /// the end of the phase if the holder is still in the game (感魔).
-    SenseNeighbours {
-        camp: String,
-        #[serde(default)]
-        unless_camp: Option<String>,
-    },
-    /// The target becomes `role` (and that role's camp), gaining its skills; what the old
-    /// skills become is the new role's `disguise`. With `cost_counter`, the actor must hold
-    /// at least `cost` of it and spends it. `tell_actor_old_role`: the actor learns the
-    /// target's old role (驱灵).
-    Convert {
-        role: String,
-        #[serde(default)]
-        cost_counter: Option<String>,
-        #[serde(default)]
-        cost: i64,
-        #[serde(default)]
-        tell_actor_old_role: bool,
-    },
-    /// Passive, read when its holder is converted into the role holding it: `keep_skills`
-    /// keeps every old skill and shows the old role to investigations (apparent role);
-    /// `reveal_role`: the holder learns who holds that role (伪装).
-    Disguise {
-        #[serde(default)]
-        keep_skills: bool,
-        #[serde(default)]
-        reveal_role: Option<String>,
-    },
-    /// Passive: when a player of `role` goes out, the holder goes out too (cause = the
-    /// skill); at night at the `settle = "follow-out"` step if the night has one still to
-    /// come, otherwise at once (灵散).
-    FollowOut { role: String },
-    /// Start/night: the actor names candidates in order; each still of `from_role` (and, at
-    /// night, of the actor's camp — any camp when the actor's camp is the unique smallest of
-    /// `smallest_of`, not counting lost camps; never a player whose camp's `immune_status`
-    /// holds) fills the next empty slot of `into`, in `recruit_order` across every recruiter
-    /// of the step. At night only a slot whose holder is out is empty. The recruit gets the
-    /// slot role's skills when the actor's role is in `full_roles` (else none: a blank), with
-    /// the previous holder's uses when `inherit_uses`, fresh ones otherwise. When the holder
-    /// of this skill goes out, it passes to the first living holder of `into` (征召).
-    Recruit {
-        from_role: String,
-        into: Vec<String>,
-        #[serde(default)]
-        full_roles: Vec<String>,
-        #[serde(default)]
-        inherit_uses: bool,
-        #[serde(default)]
-        smallest_of: Vec<String>,
-        #[serde(default)]
-        immune_status: Option<String>,
-    },
-    /// The target is immune to attacks and poison this night, before burns count; investigations
-    /// of the target this night answer what the actor's `choice` says (a camp name for camp
-    /// feedback, any other text for skill feedback; parts split by `；`) (雪隐).
-    Shroud,
-    /// Passive: attacks on the holder are invalid (统领「免疫指杀」).
-    AttackImmunity,
-    /// Passive: the first time the holder would go out by poison it does not (统领「免疫第一次出局」);
-    /// spent via `counter`.
-    FirstOutImmunity { counter: String },
-    /// Passive with uses: a pending out (attack or poison) spends one use instead (避险).
-    Dodge,
-    /// A trap on the target: every special (role not `not_role`) of `camp` that used a
-    /// skill on the target this night gets `status` (lasting); the status holders and every
-    /// member of the actor's camp are told (劫火).
-    Burn {
-        camp: String,
-        status: String,
-        #[serde(default)]
-        not_role: Option<String>,
-    },
-    /// A trap on the target: every player not of the actor's camp who used a skill on the
-    /// target this night is attacked by the actor, after the night's other attacks (业炎).
-    Retaliate,
-    /// Tonight every attack by the actor's camp settles as a poison, first in the poison
-    /// order; 通灵-like feedback still sees it (摧坚).
-    AttacksAsPoison,
-    /// Next night, players not of the actor's camp may target only themselves and their two
-    /// nearest living seat neighbours (ring); `announce` is published in the morning (暴风雪).
-    Restrict {
-        #[serde(default)]
-        announce: Option<String>,
-    },
-    /// Private feedback: the target's camp as shown (雪隐 may change it) (验人).
-    RevealCamp,
-    /// Private feedback: what the target did tonight and what was used on it (no results);
-    /// with `role`, also its role and camp (天眼 mode 1, 隼眼).
-    Observe {
-        #[serde(default)]
-        role: bool,
-    },
-    /// Private feedback: the living members of each camp (天眼 mode 2, no target).
-    CountCamps,
-    /// The target gets `status` (told `notice`); a target of `join_role` joins the actor's
-    /// camp secretly; any other target is announced with `announce` (`{target}`). With
-    /// `extra_if_smallest`, the skill may be used once more a night while the actor's camp is
-    /// the unique smallest of those camps (普度).
-    Pipe {
-        status: String,
-        join_role: String,
-        #[serde(default)]
-        notice: Option<String>,
-        #[serde(default)]
-        announce: Option<String>,
-        #[serde(default)]
-        extra_if_smallest: Vec<String>,
-    },
-    /// `targets[0]` uses its `choice`-th skill (1-based, in its role's order) on `targets[1]`
-    /// (or without a target) once more, spending a use; told `你被…迷惑`. Choosing oneself first
-    /// loses the skill (妖术). The forced use obeys the target limits of the forced skill
-    /// (cooldowns, once-per-target, `restrict`ions, not-self). The notice is released at
-    /// `team_notice_at` when the forced skill is a team skill (Q2「在45分告知被成功魔音的团队角色」).
-    Force {
-        notice: String,
-        #[serde(default)]
-        team_notice_at: Option<String>,
-    },
-    /// The target of `camp`: the actor loses this skill and is told; any other target takes
-    /// a poison, settled in the poison order under this skill (狩猎).
-    Hunt { camp: String },
-    /// The actor's `choice` (at most `max_chars` characters) is passed to the holders of
-    /// `to_role` (报信).
-    Relay { to_role: String, max_chars: usize },
-    /// The target's used-up <限定> skills (one use) are usable again (激励).
-    RefreshLimited,
-    /// Passive: at the end of each night the holder is told if their camp changed (感知).
-    SenseCamp,
-    /// Passive on a pool role: counts, per camp, holders put out at night by an attack or
-    /// poison of a player of another camp. At the end of a night where a camp's count has
-    /// reached `at` (once per camp), `announce` (`{camp}`) is published and every living
-    /// holder of that camp gets `status`; after that, the first player of another camp who
-    /// puts one of them out is announced with `reveal` (`{killer}`, `{role}`, `{camp}`); when
-    /// that player puts another of them out, the victim attacks the killer (settled at the
-    /// `settle = "late-kills"` step) (卫国).
-    Grievance {
-        at: i64,
-        status: String,
-        announce: String,
-        reveal: String,
-    },
-    /// Prompt-timed, on a pool role: counts, per camp, holders put out at night by an attack
-    /// or poison of a player of their own camp; each time a camp's count reaches another
-    /// multiple of `at`, at the end of the night every living holder of that camp is asked
-    /// (answer `choice = "是"` / `"否"`) whether to move to `to_camp` (谋反).
-    Mutiny { at: i64, to_camp: String },
-    /// The actor becomes `role` (its skills and camp) (起义).
-    BecomeRole { role: String },
-    /// No night behaviour: a vote weight `bansha tally` applies from the rule file's
-    /// `[vote]` section (皇权, 集群, 带队).
-    Tally,
-}
-
-impl Effect {
-    /// The camps and roles the effect's parameters name, as (`camp`|`role`, name).
-    pub fn names(&self) -> Vec<(&'static str, &str)> {
-        match self {
-            Effect::Blast {
-                spare_camp: Some(c),
-                ..
-            } => vec![("camp", c)],
-            Effect::Exorcise { camp, .. } => vec![("camp", camp)],
-            Effect::SenseNeighbours { camp, unless_camp } => {
-                let mut v = vec![("camp", camp.as_str())];
-                v.extend(unless_camp.as_deref().map(|c| ("camp", c)));
-                v
-            }
-            Effect::OutCounter { rules, .. } => rules
-                .iter()
-                .flat_map(|r| {
-                    r.unless_camp
-                        .as_deref()
-                        .map(|c| ("camp", c))
-                        .into_iter()
-                        .chain(r.role.as_deref().map(|x| ("role", x)))
-                })
-                .collect(),
-            Effect::Convert { role, .. } | Effect::FollowOut { role } => vec![("role", role)],
-            Effect::Disguise {
-                reveal_role: Some(r),
-                ..
-            } => vec![("role", r)],
-            Effect::Recruit {
-                from_role,
-                into,
-                full_roles,
-                smallest_of,
-                ..
-            } => std::iter::once(("role", from_role.as_str()))
-                .chain(into.iter().chain(full_roles).map(|r| ("role", r.as_str())))
-                .chain(smallest_of.iter().map(|c| ("camp", c.as_str())))
-                .collect(),
-            Effect::Burn { camp, not_role, .. } => std::iter::once(("camp", camp.as_str()))
-                .chain(not_role.as_deref().map(|r| ("role", r)))
-                .collect(),
-            Effect::Pipe {
-                join_role,
-                extra_if_smallest,
-                ..
-            } => std::iter::once(("role", join_role.as_str()))
-                .chain(extra_if_smallest.iter().map(|c| ("camp", c.as_str())))
-                .collect(),
-            Effect::Hunt { camp } => vec![("camp", camp)],
-            Effect::Relay { to_role, .. } | Effect::BecomeRole { role: to_role } => {
-                vec![("role", to_role)]
-            }
-            _ => Vec::new(),
-        }
-    }
-}
-
 /// One line of an `out-counter`: `add` when the outgoing player is not of `unless_camp`
 /// and (if given) holds `role`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -756,20 +455,6 @@ pub struct CounterRule {
     pub role: Option<String>,
     pub add: i64,
     pub clause: String,
-}
-
-impl Effect {
-    /// Fires when its holder goes out (whatever the skill's timing says).
-    pub fn on_out(&self) -> bool {
-        matches!(
-            self,
-            Effect::Shoot { .. }
-                | Effect::PassBadge { .. }
-                | Effect::DieWithLink { .. }
-                | Effect::StripOnOut { .. }
-                | Effect::Recruit { .. }
-        )
-    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -1051,7 +736,10 @@ impl EngineRules {
                 .feedback_at
                 .iter()
                 .chain(s.effects.iter().filter_map(|e| match e {
-                    Effect::Force { team_notice_at, .. } => team_notice_at.as_ref(),
+                    crate::effects::Effect::Force(crate::effects::kind::Force {
+                        team_notice_at,
+                        ..
+                    }) => team_notice_at.as_ref(),
                     _ => None,
                 }));
             for c in named {
@@ -1089,59 +777,8 @@ impl EngineRules {
                 ));
             }
         }
+        errs.extend(self.validate_statuses());
         errs
-    }
-}
-
-impl Effect {
-    /// The behaviour's name as the rule file writes it.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            Effect::Kill { .. } => "kill",
-            Effect::Protect { .. } => "protect",
-            Effect::Save => "save",
-            Effect::Poison => "poison",
-            Effect::SeeKills => "see-kills",
-            Effect::InvestigateCamp { .. } => "investigate-camp",
-            Effect::InvestigateRole { .. } => "investigate-role",
-            Effect::Link { .. } => "link",
-            Effect::FollowCamp => "follow-camp",
-            Effect::Shoot { .. } => "shoot",
-            Effect::PassBadge { .. } => "pass-badge",
-            Effect::DieWithLink { .. } => "die-with-link",
-            Effect::FirstAttackImmunity { .. } => "first-attack-immunity",
-            Effect::StripOnOut { .. } => "strip-on-out",
-            Effect::SaveExcept { .. } => "save-except",
-            Effect::Blast { .. } => "blast",
-            Effect::Exorcise { .. } => "exorcise",
-            Effect::OutCounter { .. } => "out-counter",
-            Effect::SenseNeighbours { .. } => "sense-neighbours",
-            Effect::Convert { .. } => "convert",
-            Effect::Disguise { .. } => "disguise",
-            Effect::FollowOut { .. } => "follow-out",
-            Effect::Recruit { .. } => "recruit",
-            Effect::Shroud => "shroud",
-            Effect::AttackImmunity => "attack-immunity",
-            Effect::FirstOutImmunity { .. } => "first-out-immunity",
-            Effect::Dodge => "dodge",
-            Effect::Burn { .. } => "burn",
-            Effect::Retaliate => "retaliate",
-            Effect::AttacksAsPoison => "attacks-as-poison",
-            Effect::Restrict { .. } => "restrict",
-            Effect::RevealCamp => "reveal-camp",
-            Effect::Observe { .. } => "observe",
-            Effect::CountCamps => "count-camps",
-            Effect::Pipe { .. } => "pipe",
-            Effect::Force { .. } => "force",
-            Effect::Hunt { .. } => "hunt",
-            Effect::Relay { .. } => "relay",
-            Effect::RefreshLimited => "refresh-limited",
-            Effect::SenseCamp => "sense-camp",
-            Effect::Tally => "tally",
-            Effect::BecomeRole { .. } => "become-role",
-            Effect::Grievance { .. } => "grievance",
-            Effect::Mutiny { .. } => "mutiny",
-        }
     }
 }
 
@@ -1264,6 +901,130 @@ pub fn support_report(rules: &EngineRules) -> String {
             what.push_str(&format!("公示「{a}」"));
         }
         s.push_str(&format!("  {} 判负时：{what}\n", r.camp));
+    }
+    s.push_str(&status_report(rules));
+    for r in &rules.readings {
+        s.push_str(&format!("  读法：{r}\n"));
+    }
+    s
+}
+
+impl EngineRules {
+    /// Names in `[[engine.status]]`, `[[engine.handoff]]`, `undefined_roles` and
+    /// `all_lost_priority` refer to what the file declares.
+    fn validate_statuses(&self) -> Vec<(String, String)> {
+        let mut errs = Vec::new();
+        let status_ok = |s: &str| self.statuses.iter().any(|d| d.name == s);
+        for (i, d) in self.statuses.iter().enumerate() {
+            for inc in d.includes.iter().filter(|x| !status_ok(x)) {
+                errs.push((
+                    format!("engine.status[{i}].includes"),
+                    format!("unknown status `{inc}`"),
+                ));
+            }
+            for k in d
+                .blocks_skills
+                .iter()
+                .filter(|k| !self.skills.contains_key(*k))
+            {
+                errs.push((
+                    format!("engine.status[{i}].blocks_skills"),
+                    format!("unknown skill `{k}`"),
+                ));
+            }
+        }
+        for (i, h) in self.handoff.iter().enumerate() {
+            if h.status.is_none() && h.skill.is_none() {
+                errs.push((
+                    format!("engine.handoff[{i}]"),
+                    "needs `status` or `skill`".into(),
+                ));
+            }
+            for k in h.skill.iter().chain(&h.source_loses) {
+                if !self.skills.contains_key(k) {
+                    errs.push((
+                        format!("engine.handoff[{i}]"),
+                        format!("unknown skill `{k}`"),
+                    ));
+                }
+            }
+        }
+        for (i, u) in self.undefined_roles.iter().enumerate() {
+            if self.role(&u.name).is_some() {
+                errs.push((
+                    format!("engine.undefined_roles[{i}]"),
+                    format!("`{}` is also declared as a role", u.name),
+                ));
+            }
+        }
+        for c in &self.all_lost_priority {
+            if !self.camps.iter().any(|d| &d.name == c) {
+                errs.push((
+                    "engine.all_lost_priority".into(),
+                    format!("unknown camp `{c}`"),
+                ));
+            }
+        }
+        errs
+    }
+}
+
+/// The statuses, the <指定> hand-off and the roles the post leaves undefined, for
+/// `check-rules`.
+fn status_report(rules: &EngineRules) -> String {
+    let mut s = String::new();
+    for d in &rules.statuses {
+        let mut what: Vec<String> = Vec::new();
+        if !d.includes.is_empty() {
+            what.push(format!("含{}", d.includes.join("+")));
+        }
+        if d.blocks_unforced {
+            what.push("不能发动非强制技能".into());
+        }
+        if !d.blocks_skills.is_empty() {
+            let team = if d.blocks_team {
+                "（群内共同）"
+            } else {
+                ""
+            };
+            what.push(format!("不能发动<{}>{team}", d.blocks_skills.join("><")));
+        }
+        if let Some(only) = &d.only_out_by {
+            what.push(format!("只因{}出局", only.join("、")));
+        }
+        if !d.not_out_by.is_empty() {
+            what.push(format!("不因{}出局", d.not_out_by.join("、")));
+        }
+        if !d.guards.is_empty() {
+            let n = if d.unlimited {
+                "不消耗"
+            } else {
+                "每层一次"
+            };
+            what.push(format!("抵消{}（{n}）", d.guards.join("、")));
+        }
+        if d.untargetable {
+            what.push("不作为<指定>技能的结算目标".into());
+        }
+        s.push_str(&format!("  状态【{}】：{}\n", d.name, what.join("，")));
+    }
+    if !rules.handoff.is_empty() {
+        let v: Vec<&str> = rules.handoff.iter().map(|h| h.name.as_str()).collect();
+        s.push_str(&format!(
+            "  <指定>交接：选择目标 → {} → 结算目标\n",
+            v.join(" → ")
+        ));
+    }
+    if !rules.undefined_roles.is_empty() {
+        let v: Vec<&str> = rules
+            .undefined_roles
+            .iter()
+            .map(|u| u.name.as_str())
+            .collect();
+        s.push_str(&format!(
+            "  规则帖未定义的身份（配置中拒绝）：{}\n",
+            v.join("、")
+        ));
     }
     s
 }

@@ -56,6 +56,9 @@ pub struct Setup {
     /// Statuses held from the start, until removed: `name:status` (挂机…).
     #[serde(default)]
     pub statuses: Vec<String>,
+    /// Camps shown to investigations (a disguise): player → camp.
+    #[serde(default)]
+    pub apparent_camps: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,6 +152,12 @@ pub struct ExpectPlayer {
     pub counters: BTreeMap<String, i64>,
     #[serde(default)]
     pub linked: Vec<String>,
+    /// Statuses held after the phase (any instance).
+    #[serde(default)]
+    pub statuses: Vec<String>,
+    /// Statuses not held after the phase.
+    #[serde(default)]
+    pub no_statuses: Vec<String>,
 }
 
 impl Scenario {
@@ -182,6 +191,11 @@ impl Scenario {
             st.player_mut(p)
                 .ok_or_else(|| format!("camps: no player {p}"))?
                 .camp = Some(c.clone());
+        }
+        for (p, c) in &self.setup.apparent_camps {
+            st.player_mut(p)
+                .ok_or_else(|| format!("apparent_camps: no player {p}"))?
+                .apparent_camp = Some(c.clone());
         }
         for l in &self.setup.lost {
             let (p, s) = l.split_once(':').ok_or("lost: want player:skill")?;
@@ -483,6 +497,19 @@ fn compare(tag: &str, e: &Expect, out: &crate::resolve::Outcome, errs: &mut Vec<
         for (c, v) in &ep.counters {
             if p.counter(c) != *v {
                 errs.push(format!("{tag}: {name} {c} = {}, want {v}", p.counter(c)));
+            }
+        }
+        for s in &ep.statuses {
+            if !p.has_status(s) {
+                errs.push(format!(
+                    "{tag}: {name} should hold 【{s}】 ({:?})",
+                    p.statuses
+                ));
+            }
+        }
+        for s in &ep.no_statuses {
+            if p.has_status(s) {
+                errs.push(format!("{tag}: {name} should not hold 【{s}】"));
             }
         }
         for l in &ep.linked {

@@ -157,6 +157,12 @@ pub enum SetupError {
     NoRole(String),
     #[error("player `{player}`: unknown role `{role}`")]
     UnknownRole { player: String, role: String },
+    #[error("player `{player}`: 规则帖没有定义身份「{role}」（{clause}）")]
+    Undefined {
+        player: String,
+        role: String,
+        clause: String,
+    },
     #[error("player `{0}` is listed twice")]
     Duplicate(String),
 }
@@ -168,6 +174,13 @@ impl GameState {
         for (i, (name, role)) in players.iter().enumerate() {
             if out.iter().any(|p: &PlayerState| &p.name == name) {
                 return Err(SetupError::Duplicate(name.clone()));
+            }
+            if let Some(u) = rules.undefined_roles.iter().find(|u| &u.name == role) {
+                return Err(SetupError::Undefined {
+                    player: name.clone(),
+                    role: role.clone(),
+                    clause: u.clause.clone(),
+                });
             }
             let def = rules.role(role).ok_or_else(|| SetupError::UnknownRole {
                 player: name.clone(),
@@ -348,9 +361,11 @@ fn initial_counters(rules: &EngineRules, skills: &[String]) -> BTreeMap<String, 
             .map(|d| d.effects.as_slice())
             .unwrap_or_default()
         {
-            if let crate::rules::Effect::OutCounter {
-                counter, initial, ..
-            } = e
+            if let crate::effects::Effect::OutCounter(crate::effects::kind::OutCounter {
+                counter,
+                initial,
+                ..
+            }) = e
             {
                 m.insert(counter.clone(), *initial);
             }

@@ -3,7 +3,7 @@
 //! A skill not submitted counts as not used.
 
 use crate::action::{Action, Invalid};
-use crate::resolve::PhaseInput;
+use crate::phase::PhaseInput;
 use crate::rules::{EngineRules, SkillDef, Step, Timing};
 use crate::state::{GameState, Phase, PlayerState};
 
@@ -178,7 +178,11 @@ fn check(
     let per_night = if def.multi {
         u32::MAX
     } else {
-        1 + crate::effects::extra_uses(rules, st, def, &a.actor)
+        1 + def
+            .effects
+            .iter()
+            .map(|e| e.behaviour().extra_uses(st, &a.actor))
+            .sum::<u32>()
     };
     if earlier >= per_night {
         return Err("重复提交".into());
@@ -218,7 +222,9 @@ fn check(
             }
         }
     }
-    crate::effects::precheck_convert(rules, st, def, a)
+    def.effects
+        .iter()
+        .try_for_each(|e| e.behaviour().precheck(rules, st, a))
 }
 
 /// The limits on a skill's targets: alive, not oneself when barred, per-target locks
@@ -233,8 +239,12 @@ pub(crate) fn target_limits(
     night: u32,
 ) -> Result<(), String> {
     for t in targets {
-        if st.player(t).is_some_and(|p| !p.alive()) {
+        let out = st.player(t).is_some_and(|p| !p.alive());
+        if out && !def.targets_out {
             return Err(format!("目标 {t} 已出局，不能被选为技能的目标"));
+        }
+        if !out && def.targets_out {
+            return Err(format!("<{skill}>只能选择已出局角色（{t} 未出局）"));
         }
         if def.not_self && t == &actor.name {
             return Err(format!("<{}>不能以自己为目标", skill));
@@ -290,7 +300,7 @@ fn refreshed_earlier(rules: &EngineRules, input: &PhaseInput, steps: &[&Step], a
             && rules.skill(&b.skill).is_some_and(|d| {
                 d.effects
                     .iter()
-                    .any(|e| matches!(e, crate::rules::Effect::RefreshLimited))
+                    .any(|e| matches!(e, crate::effects::Effect::RefreshLimited(_)))
             })
             && pos(&b.skill).is_some_and(|p| p < mine)
     })

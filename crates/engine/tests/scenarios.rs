@@ -97,3 +97,44 @@ fn lingzu_effect_names_are_checked() {
 fn scenarios_huangquan() {
     run_set("huangquan", 40);
 }
+
+#[test]
+fn scenarios_m213_hollow_knight() {
+    run_set("M213-hollow-knight", 65);
+}
+
+/// A role the post names but never defines is refused, saying so.
+#[test]
+fn m213_undefined_role_is_refused() {
+    let text = std::fs::read_to_string(root().join("rules/M213-hollow-knight.toml")).unwrap();
+    let rules = engine_rules_from_toml(&text).unwrap();
+    let seats = [("甲".to_string(), "阴谋家".to_string())];
+    let err = bansha_engine::GameState::new(&rules, &seats)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("规则帖没有定义身份「阴谋家」"), "{err}");
+    assert!(err.contains("阴谋家[煽动]"), "{err}");
+}
+
+/// `check-rules` shows M213's statuses, the hand-off chain, the undefined roles and every
+/// reading; a skill the engine does not resolve yet is flagged.
+#[test]
+fn m213_support_report_shows_statuses_handoff_and_readings() {
+    let text = std::fs::read_to_string(root().join("rules/M213-hollow-knight.toml")).unwrap();
+    let rules = engine_rules_from_toml(&text).unwrap();
+    let report = bansha_engine::rules::support_report(&rules);
+    for line in [
+        "状态【冰冻】：含沉默+缴械",
+        "状态【守护：1】：抵消指杀（每层一次）",
+        "状态【不死】：只因红牌出局",
+        "<指定>交接：选择目标 → 时间逆流 → 反射 → 结算目标",
+        "规则帖未定义的身份（配置中拒绝）：阴谋家",
+        "女巫（村民阵营）：灵通［night，强制；see-kills］、救药［night，1次；grant-status］",
+        "冲锋［night；无行为！］",
+    ] {
+        assert!(report.contains(line), "missing `{line}` in:\n{report}");
+    }
+    for r in &rules.readings {
+        assert!(report.contains(r.as_str()), "reading not shown: {r}");
+    }
+}

@@ -1,9 +1,75 @@
 //! Passive skills that watch every player's out, whoever holds them: `out-counter`
 //! (灵力 arithmetic), `sense-neighbours` (感魔), `follow-out` (灵散).
 
-use crate::resolve::{Ctx, Feedback, Flow};
-use crate::rules::{Effect, Step};
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind};
+use crate::ctx::{Ctx, Flow};
+use crate::phase::Feedback;
+use crate::rules::{CounterRule, Effect, Step};
 use crate::state::Phase;
+
+/// Passive: the holder owns `counter`, starting at `initial`; each time a player goes
+/// out, every rule that matches the outgoing player (camp and role at that moment) adds
+/// its amount. `public`: announced each morning (and at `announce-counters` steps) (驭灵).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutCounter {
+    pub counter: String,
+    pub initial: i64,
+    #[serde(default)]
+    pub public: bool,
+    pub rules: Vec<CounterRule>,
+}
+
+/// Passive: when a player not of `unless_camp` goes out, the holder learns whether that
+/// player's two seat neighbours (dead ones included) include a member of `camp`; told at
+/// the end of the phase if the holder is still in the game (感魔).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SenseNeighbours {
+    pub camp: String,
+    #[serde(default)]
+    pub unless_camp: Option<String>,
+}
+
+/// Passive: when a player of `role` goes out, the holder goes out too (cause = the
+/// skill); at night at the `settle = "follow-out"` step if the night has one still to
+/// come, otherwise at once (灵散).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowOut {
+    pub role: String,
+}
+
+impl Behaviour for kind::OutCounter {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        self.rules
+            .iter()
+            .flat_map(|r| {
+                r.unless_camp
+                    .as_deref()
+                    .map(|c| ("camp", c))
+                    .into_iter()
+                    .chain(r.role.as_deref().map(|x| ("role", x)))
+            })
+            .collect()
+    }
+}
+
+impl Behaviour for kind::SenseNeighbours {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("camp", self.camp.as_str()))
+            .chain(self.unless_camp.as_deref().map(|c| ("camp", c)))
+            .collect()
+    }
+}
+
+impl Behaviour for kind::FollowOut {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("role", &self.role)]
+    }
+}
 
 /// (holder, skill, effect) for every held, usable skill with an effect matching `pick`,
 /// in seat order.
@@ -31,8 +97,8 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         return Ok(());
     };
     // 灵力 and the like
-    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::OutCounter { .. })) {
-        let Effect::OutCounter { counter, rules, .. } = eff else {
+    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::OutCounter(_))) {
+        let Effect::OutCounter(kind::OutCounter { counter, rules, .. }) = eff else {
             continue;
         };
         for r in rules {
@@ -57,8 +123,8 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         }
     }
     // 感魔
-    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::SenseNeighbours { .. })) {
-        let Effect::SenseNeighbours { camp, unless_camp } = eff else {
+    for (holder, skill, eff) in holders(cx, |e| matches!(e, Effect::SenseNeighbours(_))) {
+        let Effect::SenseNeighbours(kind::SenseNeighbours { camp, unless_camp }) = eff else {
             continue;
         };
         // a holder already out hears nothing more
@@ -82,21 +148,21 @@ pub(crate) fn on_any_out(cx: &mut Ctx, name: &str) -> Flow {
         );
         let clause = cx.skill_clause(&skill);
         cx.note(format!("{holder} {text}"), &clause);
-        cx.senses.push(Feedback {
+        cx.report.senses.push(Feedback {
             player: holder,
             text,
             at: None,
         });
     }
     // 灵散: at once, unless the night still has its follow-out step to come
-    let follows = holders(cx, |e| matches!(e, Effect::FollowOut { .. }))
+    let follows = holders(cx, |e| matches!(e, Effect::FollowOut(_)))
         .into_iter()
         .any(|(h, _, e)| {
-            matches!(e, Effect::FollowOut { role } if *role == out.role)
+            matches!(e, Effect::FollowOut(kind::FollowOut { role }) if *role == out.role)
                 && cx.st.player(&h).is_some_and(|p| p.alive())
         });
     if follows {
-        if cx.follow_step_ahead {
+        if cx.at.follow_step_ahead {
             cx.note(format!("{name} 出局，其追随者在灵散结算时出局"), "");
         } else {
             follow_out(cx, name)?;
@@ -110,9 +176,11 @@ fn follow_out(cx: &mut Ctx, leader: &str) -> Flow {
     let Some(role) = cx.st.player(leader).map(|p| p.role.clone()) else {
         return Ok(());
     };
-    let who: Vec<(String, String)> = holders(cx, |e| matches!(e, Effect::FollowOut { .. }))
+    let who: Vec<(String, String)> = holders(cx, |e| matches!(e, Effect::FollowOut(_)))
         .into_iter()
-        .filter(|(_, _, e)| matches!(e, Effect::FollowOut { role: r } if *r == role))
+        .filter(
+            |(_, _, e)| matches!(e, Effect::FollowOut(kind::FollowOut { role: r }) if *r == role),
+        )
         .map(|(h, s, _)| (h, s))
         .filter(|(h, _)| cx.st.player(h).is_some_and(|p| p.alive()))
         .collect();
@@ -141,10 +209,10 @@ pub(crate) fn settle_follow_out(cx: &mut Ctx, _step: &Step) -> Flow {
 
 /// Tell the `sense-neighbours` feedback to holders still in the game (and not idle).
 pub(crate) fn tell_senses(cx: &mut Ctx) {
-    for f in std::mem::take(&mut cx.senses) {
+    for f in std::mem::take(&mut cx.report.senses) {
         let alive = cx.st.player(&f.player).is_some_and(|p| p.alive());
         if alive && !cx.idle(&f.player) {
-            cx.feedback.push(f);
+            cx.report.feedback.push(f);
         } else {
             cx.note(
                 format!("{} 已出局或挂机，不再反馈：{}", f.player, f.text),
@@ -158,8 +226,10 @@ pub(crate) fn tell_senses(cx: &mut Ctx) {
 /// for holders still in the game.
 pub(crate) fn public_counters(cx: &Ctx, label: &str) -> Vec<String> {
     let mut v = Vec::new();
-    for (holder, _, eff) in holders(cx, |e| matches!(e, Effect::OutCounter { public: true, .. })) {
-        let Effect::OutCounter { counter, .. } = eff else {
+    for (holder, _, eff) in holders(cx, |e| {
+        matches!(e, Effect::OutCounter(kind::OutCounter { public: true, .. }))
+    }) {
+        let Effect::OutCounter(kind::OutCounter { counter, .. }) = eff else {
             continue;
         };
         let Some(p) = cx.st.player(&holder) else {
@@ -181,6 +251,6 @@ pub(crate) fn announce_counters(cx: &mut Ctx, step: &Step) {
     let lines = public_counters(cx, step.label.as_deref().unwrap_or(""));
     for l in lines {
         cx.note(format!("公示：{l}"), &step.clause);
-        cx.announcements.push(l);
+        cx.report.announcements.push(l);
     }
 }

@@ -1,29 +1,51 @@
 //! `convert`: a player becomes another role (and its camp), paying a counter; the new
 //! role's `disguise` says whether the old skills stay and whom the convert learns.
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind};
 use crate::action::Action;
-use crate::resolve::Ctx;
+use crate::ctx::{Ctx, Flow};
 use crate::rules::{Effect, EngineRules, SkillDef};
 use crate::state::{GameState, SkillState};
 
-/// Checks made before anything resolves: the actor can pay, the target is not already of
-/// the new role's camp.
-pub(crate) fn precheck_convert(
-    rules: &EngineRules,
-    st: &GameState,
-    def: &SkillDef,
-    a: &Action,
-) -> Result<(), String> {
-    for eff in &def.effects {
-        let Effect::Convert {
+/// The target becomes `role` (and that role's camp), gaining its skills; what the old
+/// skills become is the new role's `disguise`. With `cost_counter`, the actor must hold
+/// at least `cost` of it and spends it. `tell_actor_old_role`: the actor learns the
+/// target's old role (驱灵).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Convert {
+    pub role: String,
+    #[serde(default)]
+    pub cost_counter: Option<String>,
+    #[serde(default)]
+    pub cost: i64,
+    #[serde(default)]
+    pub tell_actor_old_role: bool,
+}
+
+/// Passive, read when its holder is converted into the role holding it: `keep_skills`
+/// keeps every old skill and shows the old role to investigations (apparent role);
+/// `reveal_role`: the holder learns who holds that role (伪装).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Disguise {
+    #[serde(default)]
+    pub keep_skills: bool,
+    #[serde(default)]
+    pub reveal_role: Option<String>,
+}
+
+impl Behaviour for kind::Convert {
+    /// The actor must hold the cost; a target already of the role or its camp is refused.
+    fn precheck(&self, rules: &EngineRules, st: &GameState, a: &Action) -> Result<(), String> {
+        let kind::Convert {
             role,
             cost_counter,
             cost,
             ..
-        } = eff
-        else {
-            continue;
-        };
+        } = self;
         if let (Some(c), Some(p)) = (cost_counter, st.player(&a.actor))
             && p.counter(c) < *cost
         {
@@ -44,21 +66,37 @@ pub(crate) fn precheck_convert(
                 ));
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("role", &self.role)]
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        convert(cx, self, a);
+
+        Ok(())
+    }
 }
 
-/// Apply a conversion (validated by `precheck_convert`).
-pub(crate) fn convert(cx: &mut Ctx, eff: &Effect, a: &Action) {
-    let Effect::Convert {
+impl Behaviour for kind::Disguise {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        self.reveal_role
+            .iter()
+            .map(|r| ("role", r.as_str()))
+            .collect()
+    }
+}
+
+/// Apply a conversion (validated by its `precheck`).
+pub(crate) fn convert(cx: &mut Ctx, eff: &kind::Convert, a: &Action) {
+    let kind::Convert {
         role,
         cost_counter,
         cost,
         tell_actor_old_role,
-    } = eff
-    else {
-        return;
-    };
+    } = eff;
     let Some(new_role) = cx.rules.role(role).cloned() else {
         return;
     };
@@ -76,10 +114,10 @@ pub(crate) fn convert(cx: &mut Ctx, eff: &Effect, a: &Action) {
     for s in &new_role.skills {
         if let Some(d) = cx.rules.skill(s) {
             for e in &d.effects {
-                if let Effect::Disguise {
+                if let Effect::Disguise(kind::Disguise {
                     keep_skills,
                     reveal_role,
-                } = e
+                }) = e
                 {
                     keep |= *keep_skills;
                     if let Some(r) = reveal_role {

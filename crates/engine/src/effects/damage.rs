@@ -2,10 +2,85 @@
 //! `exorcise` (out if of a camp), and the `save-except` ward that stops every cause of going
 //! out but the listed ones.
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind, mark};
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow};
-use crate::rules::{Effect, Step};
+use crate::ctx::{Attack, Ctx, Flow};
+use crate::rules::{Effect, SkillDef, Step};
 use crate::state::Phase;
+
+/// The target goes out this night by no cause except `causes` (灵族杀 救药: 「当晚不会因
+/// <驱魔>、<灵散>之外的技能出局」): attacks, damage, poison and night shots all fail on it.
+/// It also counts as a save for the kill checks.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SaveExcept {
+    pub causes: Vec<String>,
+}
+
+/// 致死伤害 on the actor and on their two seat neighbours (ring, dead seats kept, never
+/// skipped), except neighbours of `spare_camp`; settled by a `settle = "damage"` step,
+/// the actor first, then the neighbours by seat. Not an attack: protections do not stop
+/// it. `announce` is published (`{actor}` replaced) (自爆).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Blast {
+    #[serde(default)]
+    pub spare_camp: Option<String>,
+    #[serde(default)]
+    pub announce: Option<String>,
+}
+
+/// At the `settle = "exorcise"` step the target goes out if its true camp is `camp`; on
+/// such a hit, with `refresh`, the actor's skill is back to its initial uses (驱魔).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exorcise {
+    pub camp: String,
+    #[serde(default)]
+    pub refresh: bool,
+}
+
+impl Behaviour for kind::SaveExcept {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::SaveExcept { causes } = self;
+
+        mark(&mut cx.marks.saves, a);
+        for t in &a.targets {
+            cx.marks.wards.push((t.clone(), causes.clone()));
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Blast {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        self.spare_camp
+            .iter()
+            .map(|c| ("camp", c.as_str()))
+            .collect()
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        blast(cx, self, a);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Exorcise {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("camp", &self.camp)]
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        mark(&mut cx.marks.exorcisms, a);
+
+        Ok(())
+    }
+}
 
 /// A `save-except` ward on `name` stops this out (night only): noted, and the caller does
 /// not put the player out.
@@ -13,13 +88,14 @@ pub(crate) fn warded(cx: &mut Ctx, name: &str, cause: &str) -> bool {
     if cx.input.moment.phase != Phase::Night {
         return false;
     }
-    let Some((_, allowed)) = cx.wards.iter().find(|(t, _)| t == name) else {
+    let Some((_, allowed)) = cx.marks.wards.iter().find(|(t, _)| t == name) else {
         return false;
     };
     if allowed.iter().any(|c| c == cause) {
         return false;
     }
     let skill = cx
+        .marks
         .saves
         .iter()
         .find(|m| m.target == name)
@@ -35,14 +111,11 @@ pub(crate) fn warded(cx: &mut Ctx, name: &str, cause: &str) -> bool {
 
 /// Mark a blast: the actor, then each seat neighbour (dead seats are not skipped, dead
 /// players take nothing) not of `spare_camp`, by seat; publish `announce`.
-pub(crate) fn blast(cx: &mut Ctx, eff: &Effect, a: &Action) {
-    let Effect::Blast {
+pub(crate) fn blast(cx: &mut Ctx, eff: &kind::Blast, a: &Action) {
+    let kind::Blast {
         spare_camp,
         announce,
-    } = eff
-    else {
-        return;
-    };
+    } = eff;
     let mut victims = vec![a.actor.clone()];
     if let Some((l, r)) = cx.st.neighbours(&a.actor) {
         let mut side: Vec<(u32, String)> = [l, r]
@@ -66,22 +139,22 @@ pub(crate) fn blast(cx: &mut Ctx, eff: &Effect, a: &Action) {
         &clause,
     );
     for v in victims {
-        cx.damages.push(Attack {
+        cx.marks.damages.push(Attack {
             target: v,
             actor: a.actor.clone(),
             skill: a.skill.clone(),
-            step: cx.step.clone(),
+            step: cx.at.step.clone(),
             cause: a.skill.clone(),
         });
     }
     if let Some(t) = announce {
-        cx.announcements.push(t.replace("{actor}", &a.actor));
+        cx.report.announcements.push(t.replace("{actor}", &a.actor));
     }
 }
 
 /// `settle = "damage"`: every marked 致死伤害 in order through the death path.
 pub(crate) fn settle_damage(cx: &mut Ctx, step: &Step) -> Flow {
-    for d in cx.damages.clone() {
+    for d in cx.marks.damages.clone() {
         let clause = cx
             .rules
             .causes
@@ -104,12 +177,12 @@ pub(crate) fn settle_damage(cx: &mut Ctx, step: &Step) -> Flow {
 /// `settle = "exorcise"`: each target of the effect's camp goes out; a hit refreshes the
 /// actor's skill when the effect says so (even if the target was already out).
 pub(crate) fn settle_exorcise(cx: &mut Ctx, step: &Step) -> Flow {
-    for m in cx.exorcisms.clone() {
+    for m in cx.marks.exorcisms.clone() {
         let Some(def) = cx.rules.skill(&m.skill) else {
             continue;
         };
         for eff in &def.effects {
-            let Effect::Exorcise { camp, refresh } = eff else {
+            let Effect::Exorcise(kind::Exorcise { camp, refresh }) = eff else {
                 continue;
             };
             let hit = cx.st.player(&m.target).and_then(|p| p.camp.as_deref()) == Some(camp);

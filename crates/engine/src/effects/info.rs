@@ -1,15 +1,229 @@
 //! Information and influence: `reveal-camp`, `observe`, `count-camps` (with what a `shroud`
 //! changes), `pipe`, `force`, `restrict`, `relay`, `refresh-limited`.
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind};
 use crate::action::Action;
-use crate::resolve::{Ctx, Flow};
-use crate::state::{Restriction, Status};
+use crate::ctx::{Ctx, Flow, Mark};
+use crate::rules::{Effect, SkillDef};
+use crate::state::{GameState, Restriction, Status};
+
+/// The target is immune to attacks and poison this night, before burns count; investigations
+/// of the target this night answer what the actor's `choice` says (a camp name for camp
+/// feedback, any other text for skill feedback; parts split by `；`) (雪隐).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shroud {}
+
+/// Next night, players not of the actor's camp may target only themselves and their two
+/// nearest living seat neighbours (ring); `announce` is published in the morning (暴风雪).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Restrict {
+    #[serde(default)]
+    pub announce: Option<String>,
+}
+
+/// Private feedback: the target's camp as shown (雪隐 may change it) (验人).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevealCamp {}
+
+/// Private feedback: what the target did tonight and what was used on it (no results);
+/// with `role`, also its role and camp (天眼 mode 1, 隼眼).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Observe {
+    #[serde(default)]
+    pub role: bool,
+}
+
+/// Private feedback: the living members of each camp (天眼 mode 2, no target).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountCamps {}
+
+/// The target gets `status` (told `notice`); a target of `join_role` joins the actor's
+/// camp secretly; any other target is announced with `announce` (`{target}`). With
+/// `extra_if_smallest`, the skill may be used once more a night while the actor's camp is
+/// the unique smallest of those camps (普度).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipe {
+    pub status: String,
+    pub join_role: String,
+    #[serde(default)]
+    pub notice: Option<String>,
+    #[serde(default)]
+    pub announce: Option<String>,
+    #[serde(default)]
+    pub extra_if_smallest: Vec<String>,
+}
+
+/// `targets[0]` uses its `choice`-th skill (1-based, in its role's order) on `targets[1]`
+/// (or without a target) once more, spending a use; told `你被…迷惑`. Choosing oneself first
+/// loses the skill (妖术). The forced use obeys the target limits of the forced skill
+/// (cooldowns, once-per-target, `restrict`ions, not-self). The notice is released at
+/// `team_notice_at` when the forced skill is a team skill (Q2「在45分告知被成功魔音的团队角色」).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Force {
+    pub notice: String,
+    #[serde(default)]
+    pub team_notice_at: Option<String>,
+}
+
+/// The actor's `choice` (at most `max_chars` characters) is passed to the holders of
+/// `to_role` (报信).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Relay {
+    pub to_role: String,
+    pub max_chars: usize,
+}
+
+/// The target's used-up <限定> skills (one use) are usable again (激励).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshLimited {}
+
+/// Passive: at the end of each night the holder is told if their camp changed (感知).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SenseCamp {}
+
+impl Behaviour for kind::Shroud {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        for t in &a.targets {
+            cx.marks.shrouds.push((
+                Mark {
+                    target: t.clone(),
+                    actor: a.actor.clone(),
+                    skill: a.skill.clone(),
+                },
+                a.choice.clone(),
+            ));
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Restrict {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Restrict { announce } = self;
+
+        restrict(cx, a, announce);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::RevealCamp {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        reveal_camp(cx, a);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Observe {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Observe { role } = self;
+
+        if !a.targets.is_empty() {
+            observe(cx, a, *role)
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::CountCamps {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        if a.targets.is_empty() {
+            count_camps(cx, a)
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Pipe {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("role", self.join_role.as_str()))
+            .chain(self.extra_if_smallest.iter().map(|c| ("camp", c.as_str())))
+            .collect()
+    }
+
+    /// `extra_if_smallest`: once more a night while the actor's camp is the unique smallest.
+    fn extra_uses(&self, st: &GameState, actor: &str) -> u32 {
+        let camp = st.player(actor).and_then(|p| p.camp.clone());
+        let extra = !self.extra_if_smallest.is_empty()
+            && camp
+                .as_deref()
+                .is_some_and(|c| st.unique_smallest(c, &self.extra_if_smallest));
+        u32::from(extra)
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Pipe {
+            status,
+            join_role,
+            notice,
+            announce,
+            ..
+        } = self;
+
+        pipe(cx, a, status, join_role, notice, announce);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Force {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Force {
+            notice,
+            team_notice_at,
+        } = self;
+
+        force(cx, a, notice, team_notice_at)?;
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Relay {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("role", &self.to_role)]
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Relay { to_role, max_chars } = self;
+
+        relay(cx, a, to_role, *max_chars)?;
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::RefreshLimited {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        refresh_limited(cx, a);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::SenseCamp {}
 
 /// What a `shroud` on `target` tonight says instead: (camp shown, skill feedback text).
 fn mask(cx: &Ctx, target: &str) -> (Option<String>, Option<String>) {
     let mut camp = None;
     let mut text = None;
-    for (m, choice) in &cx.shrouds {
+    for (m, choice) in &cx.marks.shrouds {
         if m.target != target {
             continue;
         }
@@ -57,6 +271,7 @@ pub(crate) fn observe(cx: &mut Ctx, a: &Action, role: bool) {
             Some(text) => lines.push(text),
             None => {
                 let did: Vec<String> = cx
+                    .marks
                     .used
                     .iter()
                     .filter(|u| &u.actor == t)
@@ -69,6 +284,7 @@ pub(crate) fn observe(cx: &mut Ctx, a: &Action, role: bool) {
                     })
                     .collect();
                 let got: Vec<String> = cx
+                    .marks
                     .used
                     .iter()
                     .filter(|u| u.targets.contains(t))
@@ -145,7 +361,7 @@ pub(crate) fn pipe(
         } else {
             cx.note(format!("{t} 进入{status}状态"), &clause);
             if let Some(ann) = announce {
-                cx.announcements.push(ann.replace("{target}", t));
+                cx.report.announcements.push(ann.replace("{target}", t));
             }
         }
     }
@@ -234,13 +450,13 @@ pub(crate) fn force(
         targets: rest.clone(),
         choice: None,
     };
-    let before = cx.feedback.len();
+    let before = cx.report.feedback.len();
     cx.note(
         format!("{} <{}>：{x} 额外使用<{skill}>", a.actor, a.skill),
         &clause,
     );
     crate::effects::apply_action(cx, &def, &forced)?;
-    let seen: Vec<(String, Option<String>)> = cx.feedback[before..]
+    let seen: Vec<(String, Option<String>)> = cx.report.feedback[before..]
         .iter()
         .filter(|f| f.player == x)
         .map(|f| (f.text.clone(), f.at.clone()))
@@ -270,7 +486,7 @@ pub(crate) fn restrict(cx: &mut Ctx, a: &Action, announce: &Option<String>) {
         skill: a.skill.clone(),
     });
     if let Some(t) = announce {
-        cx.announcements.push(t.clone());
+        cx.report.announcements.push(t.clone());
     }
 }
 
@@ -315,5 +531,34 @@ pub(crate) fn refresh_limited(cx: &mut Ctx, a: &Action) {
             cx.note(format!("{t} 的<{}>恢复可用", back.join("><")), &clause);
             cx.tell(t, format!("你的<{}>恢复成可用状态。", back.join("><")));
         }
+    }
+}
+
+/// `sense-camp`: holders whose camp changed during the night are told (at its end).
+pub(crate) fn sense_camps(cx: &mut Ctx) {
+    let mut told = Vec::new();
+    for (name, before) in &cx.at.start_camps {
+        let Some(p) = cx.st.player(name) else {
+            continue;
+        };
+        if !p.alive() || &p.camp == before {
+            continue;
+        }
+        let holds = p.skills.iter().any(|(k, s)| {
+            !s.lost
+                && cx
+                    .rules
+                    .skill(k)
+                    .is_some_and(|d| d.effects.iter().any(|e| matches!(e, Effect::SenseCamp(_))))
+        });
+        if holds {
+            told.push((
+                name.clone(),
+                p.camp.clone().unwrap_or_else(|| "无阵营".into()),
+            ));
+        }
+    }
+    for (n, c) in told {
+        cx.tell(&n, format!("你的阵营变为【{c}】。"));
     }
 }

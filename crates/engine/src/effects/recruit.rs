@@ -2,10 +2,95 @@
 //! (a subordinate role), in the rule set's combined `recruit_order`; the skill passes down
 //! the slot order when its holder goes out.
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, OwnOut, kind};
 use crate::action::Action;
-use crate::resolve::{Ctx, Flow};
-use crate::rules::Effect;
+use crate::ctx::{Ctx, Flow};
+use crate::rules::{Effect, SkillDef};
 use crate::state::SkillState;
+
+/// Start/night: the actor names candidates in order; each still of `from_role` (and, at
+/// night, of the actor's camp — any camp when the actor's camp is the unique smallest of
+/// `smallest_of`, not counting lost camps; never a player whose camp's `immune_status`
+/// holds) fills the next empty slot of `into`, in `recruit_order` across every recruiter
+/// of the step. At night only a slot whose holder is out is empty. The recruit gets the
+/// slot role's skills when the actor's role is in `full_roles` (else none: a blank), with
+/// the previous holder's uses when `inherit_uses`, fresh ones otherwise. When the holder
+/// of this skill goes out, it passes to the first living holder of `into` (征召).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recruit {
+    pub from_role: String,
+    pub into: Vec<String>,
+    #[serde(default)]
+    pub full_roles: Vec<String>,
+    #[serde(default)]
+    pub inherit_uses: bool,
+    #[serde(default)]
+    pub smallest_of: Vec<String>,
+    #[serde(default)]
+    pub immune_status: Option<String>,
+}
+
+/// The actor becomes `role` (its skills and camp) (起义).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BecomeRole {
+    pub role: String,
+}
+
+impl Behaviour for kind::Recruit {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("role", self.from_role.as_str()))
+            .chain(
+                self.into
+                    .iter()
+                    .chain(&self.full_roles)
+                    .map(|r| ("role", r.as_str())),
+            )
+            .chain(self.smallest_of.iter().map(|c| ("camp", c.as_str())))
+            .collect()
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        queue(cx, a);
+
+        Ok(())
+    }
+
+    fn fires_on_out(&self) -> bool {
+        true
+    }
+
+    fn on_own_out(&self, cx: &mut Ctx, o: &OwnOut) -> Flow {
+        let OwnOut { name, skill, .. } = *o;
+
+        pass_on(cx, name, skill)?;
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::BecomeRole {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("role", &self.role)]
+    }
+
+    fn act(&self, cx: &mut Ctx, def: &SkillDef, a: &Action) -> Flow {
+        let kind::BecomeRole { role } = self;
+
+        convert_into(cx, &a.actor, role, true, false);
+        let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+        cx.note(format!("{} 变为{role}", a.actor), &def.clause);
+        cx.tell(
+            &a.actor,
+            format!("你变为{role}（{}）。", camp.unwrap_or_default()),
+        );
+
+        Ok(())
+    }
+}
 
 /// The `recruit` effect of a skill, if it has one.
 fn recruit_of<'r>(cx: &Ctx<'r>, skill: &str) -> Option<&'r Effect> {
@@ -13,12 +98,12 @@ fn recruit_of<'r>(cx: &Ctx<'r>, skill: &str) -> Option<&'r Effect> {
         .skill(skill)?
         .effects
         .iter()
-        .find(|e| matches!(e, Effect::Recruit { .. }))
+        .find(|e| matches!(e, Effect::Recruit(_)))
 }
 
 /// Fill the slots from every recruit action of this step, in `recruit_order`.
 pub(crate) fn settle_recruits(cx: &mut Ctx) {
-    let pending = std::mem::take(&mut cx.recruits);
+    let pending = std::mem::take(&mut cx.marks.recruits);
     if pending.is_empty() {
         return;
     }
@@ -27,7 +112,7 @@ pub(crate) fn settle_recruits(cx: &mut Ctx) {
     let mut slots: Vec<(String, usize)> = Vec::new();
     let mut all_roles: Vec<String> = cx.rules.recruit_order.clone();
     for a in &pending {
-        if let Some(Effect::Recruit { into, .. }) = recruit_of(cx, &a.skill) {
+        if let Some(Effect::Recruit(kind::Recruit { into, .. })) = recruit_of(cx, &a.skill) {
             for r in into {
                 if !all_roles.contains(r) {
                     all_roles.push(r.clone());
@@ -37,7 +122,7 @@ pub(crate) fn settle_recruits(cx: &mut Ctx) {
     }
     for role in &all_roles {
         if let Some(i) = pending.iter().position(|a| {
-            matches!(recruit_of(cx, &a.skill), Some(Effect::Recruit { into, .. }) if into.contains(role))
+            matches!(recruit_of(cx, &a.skill), Some(Effect::Recruit(kind::Recruit { into, .. })) if into.contains(role))
                 && cx.st.player(&a.actor).and_then(|p| p.camp.clone())
                     == cx.rules.role(role).and_then(|r| r.camp.clone())
         }) {
@@ -48,14 +133,14 @@ pub(crate) fn settle_recruits(cx: &mut Ctx) {
     let mut filled_by: Vec<Vec<String>> = vec![Vec::new(); pending.len()];
     for (role, i) in slots {
         let a = &pending[i];
-        let Some(Effect::Recruit {
+        let Some(Effect::Recruit(kind::Recruit {
             from_role,
             full_roles,
             inherit_uses,
             smallest_of,
             immune_status,
             ..
-        }) = recruit_of(cx, &a.skill).cloned()
+        })) = recruit_of(cx, &a.skill).cloned()
         else {
             continue;
         };
@@ -176,12 +261,12 @@ pub(crate) fn convert_into(cx: &mut Ctx, name: &str, role: &str, skills: bool, i
 
 /// Queue a recruit action (filled at the end of its step, all recruiters together).
 pub(crate) fn queue(cx: &mut Ctx, a: &Action) {
-    cx.recruits.push(a.clone());
+    cx.marks.recruits.push(a.clone());
 }
 
 /// On going out, the recruit skill passes to the first living slot holder of the holder's camp.
 pub(crate) fn pass_on(cx: &mut Ctx, name: &str, skill: &str) -> Flow {
-    let Some(Effect::Recruit { into, .. }) = recruit_of(cx, skill).cloned() else {
+    let Some(Effect::Recruit(kind::Recruit { into, .. })) = recruit_of(cx, skill).cloned() else {
         return Ok(());
     };
     let camp = cx.st.player(name).and_then(|p| p.camp.clone());

@@ -2,15 +2,98 @@
 //! skill on the target), `retaliate` (an attack on whoever not of the actor's camp used a
 //! skill on the target), `attacks-as-poison`, `hunt`, and the kill/poison checks they feed.
 
+use serde::{Deserialize, Serialize};
+
+use super::{Behaviour, kind, mark};
 use crate::action::Action;
-use crate::resolve::{Attack, Ctx, Flow, Mark};
-use crate::rules::{Effect, Step};
+use crate::ctx::{Attack, Ctx, Flow, Mark};
+use crate::rules::{Effect, SkillDef, Step};
 use crate::state::Status;
+
+/// A trap on the target: every special (role not `not_role`) of `camp` that used a
+/// skill on the target this night gets `status` (lasting); the status holders and every
+/// member of the actor's camp are told (劫火).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Burn {
+    pub camp: String,
+    pub status: String,
+    #[serde(default)]
+    pub not_role: Option<String>,
+}
+
+/// A trap on the target: every player not of the actor's camp who used a skill on the
+/// target this night is attacked by the actor, after the night's other attacks (业炎).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Retaliate {}
+
+/// Tonight every attack by the actor's camp settles as a poison, first in the poison
+/// order; 通灵-like feedback still sees it (摧坚).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttacksAsPoison {}
+
+/// The target of `camp`: the actor loses this skill and is told; any other target takes
+/// a poison, settled in the poison order under this skill (狩猎).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hunt {
+    pub camp: String,
+}
+
+impl Behaviour for kind::Burn {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        std::iter::once(("camp", self.camp.as_str()))
+            .chain(self.not_role.as_deref().map(|r| ("role", r)))
+            .collect()
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        mark(&mut cx.marks.traps, a);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Retaliate {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        mark(&mut cx.marks.traps, a);
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::AttacksAsPoison {
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let camp = cx.st.player(&a.actor).and_then(|p| p.camp.clone());
+        if let Some(c) = camp {
+            cx.marks.poison_camps.push((c, a.skill.clone()));
+        }
+
+        Ok(())
+    }
+}
+
+impl Behaviour for kind::Hunt {
+    fn names(&self) -> Vec<(&'static str, &str)> {
+        vec![("camp", &self.camp)]
+    }
+
+    fn act(&self, cx: &mut Ctx, _def: &SkillDef, a: &Action) -> Flow {
+        let kind::Hunt { camp } = self;
+
+        hunt(cx, camp, a);
+
+        Ok(())
+    }
+}
 
 /// The skill uses of this night that chose `target` (void ones excluded), in order: (actor,
 /// checkpoint of the use).
 fn used_on(cx: &Ctx, target: &str) -> Vec<(String, Option<String>)> {
-    cx.used
+    cx.marks
+        .used
         .iter()
         .filter(|u| !u.void && u.targets.iter().any(|t| t == target))
         .map(|u| (u.actor.clone(), u.at.clone()))
@@ -19,7 +102,7 @@ fn used_on(cx: &Ctx, target: &str) -> Vec<(String, Option<String>)> {
 
 /// `settle = "traps"`: every `burn` trap, then every `retaliate` trap, in marking order.
 pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
-    let traps = cx.traps.clone();
+    let traps = cx.marks.traps.clone();
     for kind_burn in [true, false] {
         for m in &traps {
             let Some(def) = cx.rules.skill(&m.skill) else {
@@ -29,11 +112,11 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
             let actor_camp = cx.st.player(&m.actor).and_then(|p| p.camp.clone());
             for eff in &def.effects {
                 match eff {
-                    Effect::Burn {
+                    Effect::Burn(kind::Burn {
                         camp,
                         status,
                         not_role,
-                    } if kind_burn => {
+                    }) if kind_burn => {
                         // each burned player with the checkpoint of the use that burned
                         // them: the notice is released then (Q2「在30分告知…被烧伤的守卫」)
                         let mut hit: Vec<(String, Option<String>)> = Vec::new();
@@ -77,7 +160,7 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
                             }
                         }
                     }
-                    Effect::Retaliate if !kind_burn => {
+                    Effect::Retaliate(_) if !kind_burn => {
                         let mut hit: Vec<String> = Vec::new();
                         for (u, _) in used_on(cx, &m.target) {
                             let p = cx.st.player(&u).expect("exists");
@@ -94,11 +177,11 @@ pub(crate) fn settle_traps(cx: &mut Ctx, _step: &Step) -> Flow {
                                 ),
                                 &clause,
                             );
-                            cx.attacks.push(Attack {
+                            cx.marks.attacks.push(Attack {
                                 target: u,
                                 actor: m.actor.clone(),
                                 skill: m.skill.clone(),
-                                step: cx.step.clone(),
+                                step: cx.at.step.clone(),
                                 cause: "指杀".into(),
                             });
                         }
@@ -124,7 +207,7 @@ pub(crate) fn hunt(cx: &mut Ctx, camp: &str, a: &Action) {
         {
             s.lost = true;
         }
-        if let Some(u) = cx.used.last_mut() {
+        if let Some(u) = cx.marks.used.last_mut() {
             u.void = true;
         }
         cx.note(
@@ -136,7 +219,7 @@ pub(crate) fn hunt(cx: &mut Ctx, camp: &str, a: &Action) {
             format!("<{}>：{t} 属于{camp}，你失去<{}>。", a.skill, a.skill),
         );
     } else {
-        cx.poisons.push(Mark {
+        cx.marks.poisons.push(Mark {
             target: t.clone(),
             actor: a.actor.clone(),
             skill: a.skill.clone(),
@@ -159,7 +242,7 @@ pub(crate) fn burned(cx: &Ctx, name: &str) -> Option<String> {
     let p = cx.st.player(name)?;
     cx.rules.skills.values().find_map(|d| {
         d.effects.iter().find_map(|e| match e {
-            Effect::Burn { status, .. } if p.has_status(status) => Some(status.clone()),
+            Effect::Burn(kind::Burn { status, .. }) if p.has_status(status) => Some(status.clone()),
             _ => None,
         })
     })
