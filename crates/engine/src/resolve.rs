@@ -509,6 +509,7 @@ impl<'a> Ctx<'a> {
                 effects::settle_follow_out(self, step)?;
             }
             Settle::AnnounceCounters => effects::announce_counters(self, step),
+            Settle::TellTeam => effects::tell_team(self, step),
             Settle::Mutiny => {
                 self.check_losses();
                 effects::mutiny(self)?;

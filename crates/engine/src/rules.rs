@@ -534,6 +534,9 @@ pub enum Settle {
     LateKills,
     /// The `mutiny` question is asked here (otherwise after the last step).
     Mutiny,
+    /// Living players of the step's `camp` who hold one of its `skills` are each told the
+    /// others (「所有狼人将在游戏开始后互知共群」); a lone wolf lover who lost the skill is not.
+    TellTeam,
 }
 
 /// One check of the kill settlement list.
