@@ -66,6 +66,11 @@ pub struct EngineRules {
     /// Who may leave 遗言 (last words).
     #[serde(default)]
     pub last_words: Option<LastWords>,
+    /// Causes a day's announcement publishes for an out the day's chain caused (075 publishes
+    /// 「因<殉情>出局的情侣、因猎人<最后一枪>出局的角色」); any other such out is announced by
+    /// name only. The day's own outs (`PhaseInput.outs`) always keep their cause.
+    #[serde(default)]
+    pub day_public_causes: Vec<String>,
     /// Statuses whose holders stay in the game but cannot act: no submitted action, no
     /// on-out choice, no private feedback (灵族杀 挂机 after a red card).
     #[serde(default)]
