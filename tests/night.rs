@@ -419,6 +419,64 @@ fn confirm_is_refused_before_close_and_an_identical_reconfirm_changes_nothing() 
     assert_eq!(stale, vec![false; 4], "{st}");
 }
 
+/// Regression: `tally --confirm` cited the unique-top clause (「票数最高的角色如只有一个，则其出局」)
+/// for an out decided by the 警长 tie rule. 警长 预言 (two votes) and 医生 vote 狼1, three others
+/// 狼2: 3 to 3, no 替罪羊, so 「若警长投票有效，则警长投票对象出局」 puts 狼1 out, and says so.
+#[test]
+fn tally_confirm_cites_the_sheriff_tie_break_clause_not_the_unique_top_one() {
+    let g = game_with_events(
+        "confirm-tie",
+        "[[event]]\nkind = \"sheriff\"\nplayer = \"预言\"\nat = \"2026-03-03 21:00\"\n",
+    );
+    assert_eq!(g.night(0, N0, "text").0, 0);
+    assert_eq!(g.night(1, N1, "text").0, 0);
+    let mut posts = vec![post(1, 900, "导演", 1, "2026-03-04 09:00", "投票帖")];
+    let ballots = [
+        ("预言", "狼1"),
+        ("医生", "狼1"),
+        ("女巫", "狼2"),
+        ("村长", "狼2"),
+        ("猎人", "狼2"),
+    ];
+    for (i, (v, target)) in ballots.iter().enumerate() {
+        let uid = 100 + SEATS.iter().position(|(n, _)| n == v).unwrap() as u64;
+        posts.push(post(
+            2 + i as u32,
+            901 + i as u64,
+            v,
+            uid,
+            "2026-03-04 12:00",
+            &format!("投票对象：{target}\n投票理由：查杀"),
+        ));
+    }
+    store_thread(&g.dir.join("game.sqlite"), 802, posts);
+    let cfg = g.cfg();
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &cfg,
+        "--day",
+        "2",
+        "--at",
+        "2026-03-05 21:00",
+        "--confirm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &j["deaths"][0];
+    assert_eq!(
+        (d["player"].as_str(), d["cause"].as_str()),
+        (Some("狼1"), Some("投票")),
+        "{j}"
+    );
+    assert_eq!(
+        d["clause"], "2、若警长投票有效，则警长投票对象出局；",
+        "{j}"
+    );
+}
+
 #[test]
 fn tally_confirm_of_the_hunter_asks_for_his_shot() {
     let g = game("confirm-hunter");

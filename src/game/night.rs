@@ -418,7 +418,11 @@ pub fn confirm_day(
     let seed = file
         .seed
         .unwrap_or_else(|| night::default_seed(cfg, "day", day));
-    let input = PhaseInput::day(day, outs, sheriff, file.actions.clone(), seed);
+    let mut input = PhaseInput::day(day, outs, sheriff, file.actions.clone(), seed);
+    // An out the tie rule decided cites the tie-break clause, not the unique-top one.
+    if let (Some(p), false) = (&tally.outcome.player, tally.outcome.tied.is_empty()) {
+        input.out_clauses = vec![(p.clone(), tally.outcome.clause.clone())];
+    }
     let label = night::phase_label("day", day);
     let src = answers
         .map(|p| p.to_path_buf())

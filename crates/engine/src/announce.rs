@@ -6,13 +6,13 @@ use crate::effects::public_counters;
 use crate::state::Phase;
 
 /// The public announcements of the phase: for a night, the outs in order and the 警长; for a
-/// day, every out with its public cause and the badge.
+/// day, every out (see `day_out`) and the badge.
 pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
     let mut v = Vec::new();
     match cx.input.moment.phase {
         Phase::Day => {
             for d in &cx.report.deaths {
-                v.push(format!("{} 出局（{}）", d.player, d.cause));
+                v.push(day_out(cx, &d.player, &d.cause));
             }
         }
         _ if cx.input.moment.day == 0 => {}
@@ -66,4 +66,18 @@ pub(crate) fn announce(cx: &Ctx) -> Vec<String> {
         None => {}
     }
     v
+}
+
+/// One out of a day: an out the day was given (`PhaseInput.outs`: the vote-out, a red card)
+/// keeps its cause, which the day's result publishes anyway; an out the chain caused (灵散,
+/// 最后一枪, 殉情…) is announced by name only, since its cause would name a role
+/// (「游戏进行期间以任何方式出局的角色均不公示其身份」), unless the rule set publishes that
+/// cause (`day_public_causes`).
+fn day_out(cx: &Ctx, player: &str, cause: &str) -> String {
+    let given = cx.input.outs.iter().any(|(p, c)| p == player && c == cause);
+    if given || cx.rules.day_public_causes.iter().any(|c| c == cause) {
+        format!("{player} 出局（{cause}）")
+    } else {
+        format!("{player} 出局")
+    }
 }

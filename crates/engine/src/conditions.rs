@@ -140,6 +140,7 @@ pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
         .camps
         .iter()
         .filter(|c| !st.camps_lost.contains(&c.name))
+        .filter(|c| formed(rules, st, &c.name))
         .filter(|c| !rules.individual_camps.contains(&c.name))
         .collect();
     // every camp defeated (e.g. the last wolf and the last 大特 out the same night): the game
@@ -164,12 +165,21 @@ pub fn winner(rules: &EngineRules, st: &GameState) -> Option<Vec<String>> {
     Some(won)
 }
 
+/// Whether `camp` exists in this game: a role is dealt into it, or some player (in or out)
+/// belongs to it. A camp only formed by an event (【黑情侣阵营】 from a mixed couple) that never
+/// happened is neither standing nor defeated: nothing is judged or announced for it.
+pub(crate) fn formed(rules: &EngineRules, st: &GameState, camp: &str) -> bool {
+    rules.roles.iter().any(|r| r.camp.as_deref() == Some(camp))
+        || st.players.iter().any(|p| p.camp.as_deref() == Some(camp))
+}
+
 /// The camps not yet recorded as defeated that meet one of their loss conditions in `st`.
 pub(crate) fn losing(rules: &EngineRules, st: &GameState) -> Vec<String> {
     rules
         .camps
         .iter()
         .filter(|c| !st.camps_lost.contains(&c.name))
+        .filter(|c| formed(rules, st, &c.name))
         .filter(|c| {
             let every: &[crate::rules::Condition] = if rules.individual_camps.contains(&c.name) {
                 &[]

@@ -129,7 +129,9 @@ impl Ctx<'_> {
     /// 判负 of every camp meeting a loss condition (sticky), with the camp-lost rules.
     pub fn check_losses(&mut self) {
         for camp in &self.rules.camps {
-            if self.st.camps_lost.contains(&camp.name) {
+            if self.st.camps_lost.contains(&camp.name)
+                || !crate::conditions::formed(self.rules, &self.st, &camp.name)
+            {
                 continue;
             }
             // `every_camp_lose` is for camps whose members are judged together: an individual

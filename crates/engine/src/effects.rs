@@ -27,7 +27,7 @@ pub(crate) use any_out::{
 };
 pub(crate) use damage::{settle_damage, settle_exorcise, warded};
 pub(crate) use immunity::immunity_of;
-pub(crate) use info::sense_camps;
+pub(crate) use info::{sense_camps, tell_team};
 pub(crate) use kill::wasted_protects;
 pub(crate) use link::grant;
 pub(crate) use recruit::settle_recruits;

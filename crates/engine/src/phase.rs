@@ -124,6 +124,10 @@ pub struct PhaseInput {
     /// 仍可被判罚」) — recorded on the player's out, counted by `cause-count` conditions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<(String, String)>,
+    /// For a day: the clause that decided an out of `outs`, by player, where it is not the
+    /// cause's own (the vote's tie-break: 「若警长投票有效，则警长投票对象出局」).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub out_clauses: Vec<(String, String)>,
     pub seed: u64,
     /// How to treat a prompt nobody answered: stop (the CLI) or note it and pass (replaying
     /// facts the director recorded by hand).
@@ -155,6 +159,7 @@ impl PhaseInput {
             sheriff: None,
             lose: Vec::new(),
             records: Vec::new(),
+            out_clauses: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
             recorded_outs: false,
@@ -177,6 +182,7 @@ impl PhaseInput {
             sheriff,
             lose: Vec::new(),
             records: Vec::new(),
+            out_clauses: Vec::new(),
             seed,
             on_prompt: OnPrompt::Ask,
             recorded_outs: false,

@@ -220,7 +220,14 @@ impl<'a> Ctx<'a> {
                 self.check_losses();
                 continue;
             }
-            let clause = self.rules.causes.get(cause).cloned().unwrap_or_default();
+            let clause = self
+                .input
+                .out_clauses
+                .iter()
+                .find(|(who, _)| who == p)
+                .map(|(_, c)| c.clone())
+                .or_else(|| self.rules.causes.get(cause).cloned())
+                .unwrap_or_default();
             if self.day_out_stopped(p, cause) {
                 continue;
             }
@@ -509,6 +516,7 @@ impl<'a> Ctx<'a> {
                 effects::settle_follow_out(self, step)?;
             }
             Settle::AnnounceCounters => effects::announce_counters(self, step),
+            Settle::TellTeam => effects::tell_team(self, step),
             Settle::Mutiny => {
                 self.check_losses();
                 effects::mutiny(self)?;

@@ -66,6 +66,11 @@ pub struct EngineRules {
     /// Who may leave 遗言 (last words).
     #[serde(default)]
     pub last_words: Option<LastWords>,
+    /// Causes a day's announcement publishes for an out the day's chain caused (075 publishes
+    /// 「因<殉情>出局的情侣、因猎人<最后一枪>出局的角色」); any other such out is announced by
+    /// name only. The day's own outs (`PhaseInput.outs`) always keep their cause.
+    #[serde(default)]
+    pub day_public_causes: Vec<String>,
     /// Statuses whose holders stay in the game but cannot act: no submitted action, no
     /// on-out choice, no private feedback (灵族杀 挂机 after a red card).
     #[serde(default)]
@@ -534,6 +539,9 @@ pub enum Settle {
     LateKills,
     /// The `mutiny` question is asked here (otherwise after the last step).
     Mutiny,
+    /// Living players of the step's `camp` who hold one of its `skills` are each told the
+    /// others (「所有狼人将在游戏开始后互知共群」); a lone wolf lover who lost the skill is not.
+    TellTeam,
 }
 
 /// One check of the kill settlement list.

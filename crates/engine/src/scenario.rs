@@ -110,6 +110,9 @@ pub struct Expect {
     /// Each is contained in some announcement.
     #[serde(default)]
     pub announcements: Vec<String>,
+    /// None is contained in any announcement (what the post does not publish).
+    #[serde(default)]
+    pub no_announcements: Vec<String>,
     /// Each is contained in some line of the director's notes.
     #[serde(default)]
     pub log: Vec<String>,
@@ -420,6 +423,13 @@ fn compare(tag: &str, e: &Expect, out: &crate::resolve::Outcome, errs: &mut Vec<
             errs.push(format!(
                 "{tag}: no announcement `{a}`; got {:?}",
                 out.announcements
+            ));
+        }
+    }
+    for a in &e.no_announcements {
+        if let Some(x) = out.announcements.iter().find(|x| x.contains(a.as_str())) {
+            errs.push(format!(
+                "{tag}: unexpected announcement `{x}` (contains `{a}`)"
             ));
         }
     }

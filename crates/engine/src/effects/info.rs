@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Behaviour, kind};
 use crate::action::Action;
 use crate::ctx::{Ctx, Flow, Mark};
-use crate::rules::{Effect, SkillDef};
+use crate::rules::{Effect, SkillDef, Step};
 use crate::state::{GameState, Restriction, Status};
 
 /// The target is immune to attacks and poison this night, before burns count; investigations
@@ -535,6 +535,33 @@ pub(crate) fn refresh_limited(cx: &mut Ctx, a: &Action) {
 }
 
 /// `sense-camp`: holders whose camp changed during the night are told (at its end).
+/// `settle = "tell-team"`: each living member of the step's `camp` holding one of its
+/// `skills` is told who the others are.
+pub(crate) fn tell_team(cx: &mut Ctx, step: &Step) {
+    let team: Vec<String> = cx
+        .st
+        .alive()
+        .filter(|p| step.camp.is_none() || p.camp == step.camp)
+        .filter(|p| step.skills.iter().any(|s| p.can_use(s)))
+        .map(|p| p.name.clone())
+        .collect();
+    for name in &team {
+        let others: Vec<&str> = team
+            .iter()
+            .filter(|o| *o != name)
+            .map(String::as_str)
+            .collect();
+        let text = if others.is_empty() {
+            "互知共群：你没有共群的队友。".to_string()
+        } else {
+            format!("互知共群：你的队友是 {}。", others.join("、"))
+        };
+        cx.tell(name, text);
+    }
+    let clause = step.clause.clone();
+    cx.note(format!("互知共群：{}", team.join("、")), &clause);
+}
+
 pub(crate) fn sense_camps(cx: &mut Ctx) {
     let mut told = Vec::new();
     for (name, before) in &cx.at.start_camps {

@@ -21,12 +21,15 @@ pub struct Shoot {
 }
 
 /// On going out: the badge passes to a living player of the holder's choice; at random
-/// when the cause is in `random_on`.
+/// when the cause is in `random_on`. `named_only` is the post's sentence when the holder must
+/// name the heir (or tear the badge): an answer `choice = "随机"` is then refused with it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PassBadge {
     #[serde(default)]
     pub random_on: Vec<String>,
+    #[serde(default)]
+    pub named_only: Option<String>,
 }
 
 /// On going out by one of `causes`: every player holding one of `roles` loses all skills.
@@ -117,7 +120,10 @@ impl Behaviour for kind::PassBadge {
             cause,
             ..
         } = *o;
-        let kind::PassBadge { random_on } = self;
+        let kind::PassBadge {
+            random_on,
+            named_only,
+        } = self;
 
         if cx.st.sheriff.as_deref() != Some(name) {
             return Ok(());
@@ -132,6 +138,13 @@ impl Behaviour for kind::PassBadge {
             t
         } else {
             match cx.answer(name, skill) {
+                Some(a) if a.wants_random() && named_only.is_some() => {
+                    let why = named_only.as_deref().unwrap_or_default();
+                    return Err(cx.bad(
+                        &a,
+                        format!("<{skill}>不能随机决定：「{why}」请指定一名存活角色（targets = [\"…\"]），或撕去警徽（targets = []）"),
+                    ));
+                }
                 Some(a) if a.wants_random() => {
                     let t = cx.rng.pick_n(&candidates, 1).pop();
                     cx.draw(format!(
@@ -155,11 +168,16 @@ impl Behaviour for kind::PassBadge {
                     a.targets.first().cloned()
                 }
                 None if cx.unanswered() && !candidates.is_empty() => {
+                    let or = if named_only.is_some() {
+                        "（或撕去警徽：targets = []）"
+                    } else {
+                        "（或 choice = \"随机\"）"
+                    };
                     return Err(Stop::Prompt(Box::new(Prompt {
                         player: name.into(),
                         skill: skill.into(),
                         question: format!(
-                            "警长 {name} 出局（{cause}），须<{skill}>：请选择一名未出局角色移交警长（或 choice = \"随机\"）。在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" targets = [\"…\"]"
+                            "警长 {name} 出局（{cause}），须<{skill}>：请选择一名未出局角色移交警长{or}。在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" targets = [\"…\"]"
                         ),
                         candidates,
                         may_pass: !def.forced,

@@ -27,7 +27,8 @@ pub struct Grievance {
 /// Prompt-timed, on a pool role: counts, per camp, holders put out at night by an attack
 /// or poison of a player of their own camp; each time a camp's count reaches another
 /// multiple of `at`, at the end of the night every living holder of that camp is asked
-/// (answer `choice = "是"` / `"否"`) whether to move to `to_camp` (谋反).
+/// (answer `choice = "是"` / `"否"`; the bare action, without a choice, is a use: its presence
+/// says the skill was used) whether to move to `to_camp` (谋反).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mutiny {
@@ -225,7 +226,7 @@ pub(crate) fn mutiny(cx: &mut Ctx) -> Flow {
             .unwrap_or_default();
         let clause = cx.skill_clause(&skill);
         match cx.answer(&name, &skill) {
-            Some(a) if matches!(a.choice.as_deref(), Some("是" | "发动" | "yes")) => {
+            Some(a) if matches!(a.choice.as_deref(), None | Some("是" | "发动" | "yes")) => {
                 cx.st.player_mut(&name).expect("exists").camp = Some(to.clone());
                 cx.note(format!("{name} 发动<{skill}>，变为{to}"), &clause);
                 cx.tell(&name, format!("你发动<{skill}>，变为【{to}】。"));
@@ -233,13 +234,18 @@ pub(crate) fn mutiny(cx: &mut Ctx) -> Flow {
             Some(a) if matches!(a.choice.as_deref(), Some("否" | "不发动" | "no")) => {
                 cx.note(format!("{name} 不发动<{skill}>"), &clause);
             }
-            Some(a) => return Err(cx.bad(&a, format!("<{skill}>的 choice 须为「是」或「否」"))),
+            Some(a) => {
+                return Err(cx.bad(
+                    &a,
+                    format!("<{skill}>的 choice 须为「是」或「否」（不写 choice 即为发动）"),
+                ));
+            }
             None if cx.unanswered() => {
                 return Err(Stop::Prompt(Box::new(Prompt {
                     player: name.clone(),
                     skill: skill.clone(),
                     question: format!(
-                        "{camp}的乱世流民被本阵营攻击出局已达条件，{name} 可发动<{skill}>变为{to}：在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\" choice = \"是\"（或 \"否\"）"
+                        "{camp}的乱世流民被本阵营攻击出局已达条件，{name} 可发动<{skill}>变为{to}：在 actions 文件中加入 [[action]] actor = \"{name}\" skill = \"{skill}\"（发动；不发动：choice = \"否\"）"
                     ),
                     candidates: Vec::new(),
                     may_pass: true,
