@@ -79,18 +79,24 @@ pub fn day(
     for (i, w) in input.announce_case.iter().enumerate() {
         let key = format!("announce_case[{i}]");
         cx.check_player(&key, w)?;
+        if cx.st.case_announced {
+            cx.note(format!("{key}：{w} 要求公告【发现凶案】，但导演已经公告过"));
+            continue;
+        }
         if !cx.st.may_announce.contains(w) {
             return Err(ManorError(format!(
                 "{key}: {w} holds no complete crime information (死者，死因，线索)"
             )));
         }
-        if !cx.st.case_announced {
-            cx.st.case_announced = true;
-            cx.st.trail_active = true;
-            cx.announce("【发现凶案】");
-        }
+        cx.st.case_announced = true;
+        cx.st.trail_active = true;
+        cx.announce("【发现凶案】");
     }
-    verdict(&mut cx, n, input)?;
+    if input.pending_vote {
+        cx.note("公决尚未确认：胜负与天黑在 tally --confirm 之后结算");
+    } else {
+        verdict(&mut cx, n, input)?;
+    }
     nightfall(&mut cx);
     cx.st.after_night = false;
     Ok(cx.finish())

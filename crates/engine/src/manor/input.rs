@@ -151,6 +151,10 @@ pub struct DayInput {
     /// The murderer surrendered (投降).
     #[serde(default)]
     pub surrender: bool,
+    /// The 公决 is not confirmed yet: the day runs up to 全体公决阶段 (feedback for the
+    /// moves) and nothing is judged; `tally --confirm` resolves it again with the vote.
+    #[serde(default)]
+    pub pending_vote: bool,
     #[serde(default)]
     pub seed: Option<u64>,
 }

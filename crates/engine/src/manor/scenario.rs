@@ -48,6 +48,8 @@ pub struct Phase {
     #[serde(default)]
     pub surrender: bool,
     #[serde(default)]
+    pub pending_vote: bool,
+    #[serde(default)]
     pub expect: Expect,
 }
 
@@ -137,6 +139,7 @@ impl ManorScenario {
                         keep: ph.keep.clone(),
                         voted_out: ph.voted_out.clone(),
                         surrender: ph.surrender,
+                        pending_vote: ph.pending_vote,
                         seed: ph.seed,
                     },
                 ),
