@@ -7,6 +7,7 @@ mod demo;
 mod director;
 mod ingest;
 mod interfaces;
+mod manor;
 mod moderation;
 mod night;
 mod night_huangquan;

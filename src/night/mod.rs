@@ -584,6 +584,11 @@ pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
             );
         }
     }
+    if let (Some(m), Ok(phases)) = (&ruleset.manor, store.phases()) {
+        for (at, player, cause) in crate::manor::roster_outs(cfg, m, &phases) {
+            roster.push(at, Fact::Out { player, cause });
+        }
+    }
     let Some(rules) = ruleset.engine else {
         return roster;
     };

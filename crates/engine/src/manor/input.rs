@@ -2,12 +2,12 @@
 //! plan and actions, a day's 确认死者 skills, moves and skills in the order received, the
 //! 公决's result. All TOML; documented in docs/interfaces.md.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::state::Trick;
 
 /// The preparation (游戏准备阶段).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SetupInput {
     /// In the action order (电梯): name, template, chosen starting place.
@@ -34,7 +34,7 @@ pub struct SetupInput {
     pub seed: Option<u64>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SetupPlayer {
     pub name: String,
@@ -43,7 +43,7 @@ pub struct SetupPlayer {
 }
 
 /// One night: the murderer's plan and everybody's night skills.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NightInput {
     #[serde(default)]
@@ -55,7 +55,7 @@ pub struct NightInput {
 }
 
 /// <嗜血如命>'s 犯罪计划, and the murderer's answers to what the night asks of him.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     pub method: String,
@@ -106,7 +106,7 @@ pub struct Plan {
     pub clear_extra: bool,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlacedClue {
     pub place: String,
@@ -114,7 +114,7 @@ pub struct PlacedClue {
 }
 
 /// A skill use (night or day) or, by day, a move (`place` without `skill`).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManorAction {
     pub actor: String,
@@ -130,7 +130,7 @@ pub struct ManorAction {
 }
 
 /// One game day.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DayInput {
     /// 确认死者阶段 skills (探险精神, 完美记忆, 玩具巡逻车, 刑侦), in order.

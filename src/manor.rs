@@ -1,0 +1,403 @@
+//! 暴风雪山庄 games (排球少年, M114) on the game's timeline: the stored phases (开局 as night
+//! 0, nights, days) replayed through bansha-engine's `manor` module, and what the director
+//! reads and posts: the notes, the 公告, each player's private feedback, the state.
+
+use bansha_engine::manor::{
+    self, DayInput, ManorOutcome, ManorResult, ManorRules, ManorState, NightInput, Question,
+    SetupInput,
+};
+use serde_json::json;
+
+use crate::store::StoredPhase;
+
+/// A 暴风雪山庄 night n comes before day n: night 0 (开局), night 1, day 1, night 2…
+pub const NIGHT_BEFORE_DAY: bool = true;
+
+/// One phase's input, as stored (TOML text) and resolved.
+#[derive(Debug, Clone)]
+pub enum PhaseIn {
+    Setup(SetupInput),
+    Night(u32, NightInput),
+    Day(u32, DayInput),
+}
+
+impl PhaseIn {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PhaseIn::Day(..) => "day",
+            _ => "night",
+        }
+    }
+
+    pub fn number(&self) -> u32 {
+        match self {
+            PhaseIn::Setup(_) => 0,
+            PhaseIn::Night(n, _) | PhaseIn::Day(n, _) => *n,
+        }
+    }
+
+    /// A stored phase's input.
+    pub fn parse(kind: &str, number: u32, text: &str) -> Result<PhaseIn, String> {
+        let e = |e: toml::de::Error| format!("{}: {}", label(kind, number), e.message());
+        Ok(match (kind, number) {
+            ("night", 0) => PhaseIn::Setup(toml::from_str(text).map_err(e)?),
+            ("night", n) => PhaseIn::Night(n, toml::from_str(text).map_err(e)?),
+            (_, n) => PhaseIn::Day(n, toml::from_str(text).map_err(e)?),
+        })
+    }
+
+    /// The input as stored.
+    pub fn to_text(&self) -> String {
+        let r = match self {
+            PhaseIn::Setup(i) => toml::to_string(i),
+            PhaseIn::Night(_, i) => toml::to_string(i),
+            PhaseIn::Day(_, i) => toml::to_string(i),
+        };
+        r.unwrap_or_else(|e| format!("# not serialisable: {e}\n"))
+    }
+
+    /// Resolve on the state the earlier phases left (none before 开局).
+    pub fn resolve(
+        &self,
+        rules: &ManorRules,
+        state: Option<&ManorState>,
+    ) -> Result<ManorResult, String> {
+        let need = || format!("{}: 开局 (night 0) is not resolved yet", self.label());
+        let r = match self {
+            PhaseIn::Setup(i) => manor::prepare(rules, i),
+            PhaseIn::Night(n, i) => manor::night(rules, state.ok_or_else(need)?, *n, i),
+            PhaseIn::Day(n, i) => manor::day(rules, state.ok_or_else(need)?, *n, i),
+        };
+        r.map_err(|e| format!("{}: {e}", self.label()))
+    }
+
+    pub fn label(&self) -> String {
+        label(self.kind(), self.number())
+    }
+}
+
+pub fn label(kind: &str, n: u32) -> String {
+    match (kind, n) {
+        ("night", 0) => "开局".to_string(),
+        ("night", n) => format!("第{n}夜"),
+        (_, n) => format!("第{n}日"),
+    }
+}
+
+/// One replayed phase.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub kind: String,
+    pub number: u32,
+    pub label: String,
+    pub stale: bool,
+    pub input: PhaseIn,
+    pub outcome: ManorOutcome,
+}
+
+/// The stored phases replayed in timeline order.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// The state after the last phase replayed (None before 开局).
+    pub state: Option<ManorState>,
+    pub entries: Vec<Entry>,
+}
+
+/// Replays every stored phase before `(kind, number)` (all with None). A stored phase that
+/// no longer resolves (an earlier one changed) is an error naming it.
+pub fn replay(
+    rules: &ManorRules,
+    phases: &[StoredPhase],
+    before: Option<(&str, u32)>,
+) -> Result<Timeline, String> {
+    let stop = before.map(|(k, n)| StoredPhase::ord(k, n, NIGHT_BEFORE_DAY));
+    let mut tl = Timeline::default();
+    for p in phases {
+        if stop.is_some_and(|s| StoredPhase::ord(&p.kind, p.number, NIGHT_BEFORE_DAY) >= s) {
+            break;
+        }
+        let input = PhaseIn::parse(&p.kind, p.number, &p.input)?;
+        match input.resolve(rules, tl.state.as_ref())? {
+            ManorResult::Done(st, out) => {
+                tl.state = Some(*st);
+                tl.entries.push(Entry {
+                    kind: p.kind.clone(),
+                    number: p.number,
+                    label: input.label(),
+                    stale: p.stale,
+                    input,
+                    outcome: out,
+                });
+            }
+            ManorResult::Ask(q) => {
+                return Err(format!(
+                    "{} (stored) now asks {}: {} — resolve it again",
+                    input.label(),
+                    q.player,
+                    q.text
+                ));
+            }
+        }
+    }
+    Ok(tl)
+}
+
+/// The director's notes, the 公告 and each player's private feedback, as text.
+pub fn outcome_text(game: &str, label: &str, out: &ManorOutcome) -> String {
+    let mut s = format!("{game} {label}\n");
+    if !out.deaths.is_empty() {
+        s.push_str("出局：\n");
+        for d in &out.deaths {
+            s.push_str(&format!("  {}（{}，{}）\n", d.player, d.cause, d.place));
+        }
+    }
+    if !out.log.is_empty() {
+        s.push_str("导演记录：\n");
+        for l in &out.log {
+            s.push_str(&format!("  {l}\n"));
+        }
+    }
+    s.push_str("公告：\n");
+    if out.public.is_empty() {
+        s.push_str("  （无）\n");
+    }
+    for l in &out.public {
+        s.push_str(&format!("  {l}\n"));
+    }
+    s.push_str("私人反馈：\n");
+    if out.feedback.is_empty() {
+        s.push_str("  （无）\n");
+    }
+    for (p, lines) in feedback_by_player(out) {
+        s.push_str(&format!("  {p}：\n"));
+        for l in lines {
+            s.push_str(&format!("    {l}\n"));
+        }
+    }
+    if let Some(w) = out.winner {
+        s.push_str(&format!("游戏结束：{}获胜\n", w.label()));
+    }
+    s
+}
+
+/// Feedback grouped by player, in the order each player was first told something.
+pub fn feedback_by_player(out: &ManorOutcome) -> Vec<(String, Vec<String>)> {
+    let mut v: Vec<(String, Vec<String>)> = Vec::new();
+    for l in &out.feedback {
+        match v.iter_mut().find(|(p, _)| *p == l.player) {
+            Some((_, ls)) => ls.push(l.text.clone()),
+            None => v.push((l.player.clone(), vec![l.text.clone()])),
+        }
+    }
+    v
+}
+
+/// The 公告 only, as BBCode (what may be posted).
+pub fn outcome_bbcode(game: &str, label: &str, out: &ManorOutcome) -> String {
+    let mut s = format!("[b]{} {}[/b]\n", crate::report::bbcode_escape(game), label);
+    for l in &out.public {
+        s.push_str(&crate::report::bbcode_escape(l));
+        s.push('\n');
+    }
+    s
+}
+
+pub fn outcome_json(kind: &str, number: u32, out: &ManorOutcome) -> serde_json::Value {
+    json!({
+        "kind": kind,
+        "number": number,
+        "deaths": out.deaths,
+        "feedback": out.feedback,
+        "announcements": out.public,
+        "notes": out.log,
+        "winner": out.winner.map(|w| w.label()),
+        "game_over": out.game_over,
+    })
+}
+
+pub fn question_text(label: &str, q: &Question) -> String {
+    format!(
+        "{label} 需要导演的回答：\n  问 {}：{}\n  规则：{}\n",
+        q.player, q.text, q.clause
+    )
+}
+
+pub fn question_json(kind: &str, number: u32, q: &Question) -> serde_json::Value {
+    json!({ "kind": kind, "number": number, "need_input": { "player": q.player, "question": q.text, "clause": q.clause } })
+}
+
+/// Places in play, in the rule file's order.
+fn places<'a>(rules: &'a ManorRules, st: &ManorState) -> Vec<&'a str> {
+    rules
+        .places_for(st.players.len())
+        .into_iter()
+        .map(|p| p.name.as_str())
+        .collect()
+}
+
+/// `bansha state` for a 暴风雪山庄 game: positions, the clues and crime information lying in
+/// each place, what each player holds; the murderer, fools and <目标> (director only).
+pub fn state_text(rules: &ManorRules, tl: &Timeline) -> String {
+    let Some(st) = &tl.state else {
+        return "开局尚未结算（bansha night --night 0 --actions SETUP）\n".to_string();
+    };
+    let last = tl.entries.last().map(|e| e.label.as_str()).unwrap_or("");
+    let mut s = format!("截至{last}（最终之日：第{}日）\n", st.final_day);
+    s.push_str(&format!(
+        "凶手：{}；犯罪动机：{}；愚者：{}；<目标>：{}\n",
+        st.murderer,
+        st.motives.join("、"),
+        st.fools.iter().cloned().collect::<Vec<_>>().join("、"),
+        st.targets.join("、")
+    ));
+    s.push_str(&format!(
+        "<凶手行踪>：{}；【发现凶案】：{}\n",
+        if st.trail_active {
+            "已激活"
+        } else {
+            "未激活"
+        },
+        if st.case_announced {
+            "已公告"
+        } else {
+            "未公告"
+        }
+    ));
+    if let Some(w) = st.winner {
+        s.push_str(&format!("游戏结束：{}获胜\n", w.label()));
+    }
+    s.push_str("地点：\n");
+    for pl in places(rules, st) {
+        let here = st.alive_at(pl);
+        s.push_str(&format!(
+            "  {pl}：{}\n",
+            if here.is_empty() {
+                "无人".into()
+            } else {
+                here.join("、")
+            }
+        ));
+        for sc in st.scenes.iter().filter(|x| x.place == pl) {
+            let clues: Vec<&str> = sc
+                .clues
+                .iter()
+                .map(|c| bansha_engine::manor::rules::clue_shown(c))
+                .collect();
+            s.push_str(&format!(
+                "    犯罪信息：死者 {}，死因 {}，线索 {}\n",
+                sc.victims.join("、"),
+                sc.cause,
+                if clues.is_empty() {
+                    "无".into()
+                } else {
+                    clues.join("、")
+                }
+            ));
+        }
+        if let Some(ex) = st.extra.get(pl).filter(|v| !v.is_empty()) {
+            s.push_str(&format!("    额外线索：{}\n", ex.join("、")));
+        }
+    }
+    s.push_str("玩家：\n");
+    for p in &st.players {
+        let status = if p.alive {
+            format!("存活，{}", p.place)
+        } else {
+            format!("出局（{}）", p.out_cause.clone().unwrap_or_default())
+        };
+        s.push_str(&format!("  {}［{}］{status}\n", p.name, p.template));
+        if let Some(props) = st.props.get(&p.name) {
+            s.push_str(&format!("    道具：{}\n", props.join("、")));
+        }
+        for h in &p.holds {
+            s.push_str(&format!("    持有：{h}\n"));
+        }
+    }
+    s
+}
+
+pub fn state_json(tl: &Timeline) -> serde_json::Value {
+    json!({
+        "manor": true,
+        "timeline": tl.entries.iter().map(|e| json!({"phase": e.label, "kind": e.kind, "number": e.number, "stale": e.stale})).collect::<Vec<_>>(),
+        "state": tl.state,
+    })
+}
+
+/// The public view: who is in, who is out, and the positions last announced.
+pub fn state_bbcode(game: &str, tl: &Timeline) -> String {
+    let mut s = format!("[b]{}[/b]\n", crate::report::bbcode_escape(game));
+    let Some(st) = &tl.state else {
+        return s;
+    };
+    let alive: Vec<&str> = st
+        .players
+        .iter()
+        .filter(|p| p.alive)
+        .map(|p| p.name.as_str())
+        .collect();
+    let out: Vec<&str> = st
+        .players
+        .iter()
+        .filter(|p| !p.alive)
+        .map(|p| p.name.as_str())
+        .collect();
+    s.push_str(&format!(
+        "存活：{}\n",
+        crate::report::bbcode_escape(&alive.join("、"))
+    ));
+    if !out.is_empty() {
+        s.push_str(&format!(
+            "出局：{}\n",
+            crate::report::bbcode_escape(&out.join("、"))
+        ));
+    }
+    let last_dawn = tl
+        .entries
+        .iter()
+        .flat_map(|e| e.outcome.public.iter())
+        .filter(|l| l.starts_with("【天亮了】"))
+        .next_back();
+    if let Some(l) = last_dawn {
+        s.push_str(&crate::report::bbcode_escape(l));
+        s.push('\n');
+    }
+    s
+}
+
+/// The outs of the stored phases as roster facts (for the tally and activity): a night's
+/// deaths count from one second before its day opens (else one second after the day before
+/// closes), a day's 公决 from its 关门.
+pub fn roster_outs(
+    cfg: &crate::config::Config,
+    rules: &ManorRules,
+    phases: &[StoredPhase],
+) -> Vec<(crate::model::Timestamp, String, String)> {
+    let Ok(tl) = replay(rules, phases, None) else {
+        tracing::warn!("the 暴风雪山庄 timeline does not replay; reports read the config only");
+        return Vec::new();
+    };
+    let mut v = Vec::new();
+    for e in &tl.entries {
+        let at = if e.kind == "night" {
+            let opens = cfg
+                .day(e.number)
+                .and_then(|d| d.opens)
+                .map(|c| cfg.ts(c) - 1);
+            let before = e
+                .number
+                .checked_sub(1)
+                .and_then(|n| cfg.day(n))
+                .and_then(|d| d.closes)
+                .map(|c| cfg.ts(c) + 1);
+            opens.or(before)
+        } else {
+            cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c))
+        };
+        let Some(at) = at else { continue };
+        for d in &e.outcome.deaths {
+            v.push((at, d.player.clone(), d.cause.clone()));
+        }
+    }
+    v
+}
