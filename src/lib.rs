@@ -8,7 +8,8 @@ pub mod daemon;
 pub mod discuz;
 pub mod fetch;
 pub mod flagging;
-pub mod manor;
+pub mod game;
+
 pub mod model;
 pub mod moderation;
 pub mod night;

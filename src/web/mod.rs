@@ -665,7 +665,7 @@ fn decide(
         &str,
         crate::model::Timestamp,
         &HashMap<String, String>,
-    ) -> Result<String, crate::cli::CliError>,
+    ) -> Result<String, crate::game::Error>,
 ) -> Response {
     let f = form(body);
     let (id, sess) = match post_session(app, headers, &f) {
@@ -714,7 +714,7 @@ async fn flag_confirm(
         false,
         |cfg, rules, store, by, t, f| {
             let card = f.get("card").map(String::as_str).filter(|c| !c.is_empty());
-            crate::cli::flags::confirm_flag(cfg, rules, store, id, card, by, t)
+            crate::game::flags::confirm_flag(cfg, rules, store, id, card, by, t)
         },
     )
 }
@@ -727,7 +727,7 @@ async fn flag_dismiss(
 ) -> Response {
     decide(&app, &headers, &body, false, |cfg, _, store, by, t, f| {
         let whitelist = f.get("whitelist").is_some_and(|v| !v.is_empty());
-        crate::cli::flags::dismiss_flag(cfg, store, id, whitelist, by, t)
+        crate::game::flags::dismiss_flag(cfg, store, id, whitelist, by, t)
     })
 }
 
@@ -738,6 +738,6 @@ async fn card_withdraw(
     body: String,
 ) -> Response {
     decide(&app, &headers, &body, true, |cfg, _, store, by, t, _| {
-        crate::cli::flags::withdraw_card(cfg, store, id, by, t)
+        crate::game::flags::withdraw_card(cfg, store, id, by, t)
     })
 }

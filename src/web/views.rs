@@ -1,13 +1,12 @@
 //! The page's sections. Each is what a CLI command prints, computed by the same library
-//! function (`cli::tally::stored_tally`, `cli::activity::stored_activity`,
-//! `cli::flags::render_cards`, `cli::night::state_report`/`phase_reports`, the store's
+//! function of the game layer (`game::tally::stored_tally`, `game::activity::stored_activity`,
+//! `game::flags::render_cards`, `game::night::state_report`/`phase_reports`, the store's
 //! flags) and laid out as HTML. Nothing here tallies, flags or resolves anything itself.
 
 use std::fmt::Write as _;
 
 use super::Role;
 use super::html::{copy_block, error_box, esc, pre};
-use crate::cli::CliError;
 use crate::config::Config;
 use crate::model::Timestamp;
 use crate::moderation::Card;
@@ -106,7 +105,7 @@ pub fn current_day(cfg: &Config, now: Timestamp) -> Option<u32> {
         .map(|d| d.number)
 }
 
-fn cli_err(e: CliError) -> String {
+fn cli_err(e: crate::game::Error) -> String {
     e.message().to_string()
 }
 
@@ -134,7 +133,7 @@ fn the_day(c: &Ctx<'_>, day: Option<u32>) -> Result<u32, String> {
 /// `bansha tally --day N` as text (director) or BBCode (the public 公示), as of now.
 fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String> {
     let day = the_day(c, day)?;
-    let tid = crate::cli::tally::vote_tid(c.cfg, day).map_err(cli_err)?;
+    let tid = crate::game::tally::vote_tid(c.cfg, day).map_err(cli_err)?;
     if let Some(opens) = c.cfg.day(day).and_then(|d| d.opens)
         && c.now < c.cfg.ts(opens)
     {
@@ -143,9 +142,9 @@ fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String
             esc(&c.cfg.fmt_time(c.cfg.ts(opens)))
         ));
     }
-    let t = crate::cli::tally::stored_tally(c.cfg, c.rules, c.store, day, tid, c.now)
+    let t = crate::game::tally::stored_tally(c.cfg, c.rules, c.store, day, tid, c.now)
         .map_err(cli_err)?;
-    let out = crate::cli::tally::render(c.cfg, &t, format);
+    let out = crate::game::tally::render(c.cfg, &t, format);
     Ok(match format {
         Format::Bbcode => copy_block(&format!("第{day}天 计票公示"), &out),
         _ => pre(&out),
@@ -155,7 +154,8 @@ fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String
 /// The day's activity: who has not voted, 加速/延时 requests, posts against 潜水.
 fn activity(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
     let day = the_day(c, day)?;
-    let r = crate::cli::activity::stored_activity(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
+    let r =
+        crate::game::activity::stored_activity(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
     let cfg = c.cfg;
     let mut s = String::new();
     let not_voted: Vec<&str> = r
@@ -408,7 +408,7 @@ fn flag_html(c: &Ctx<'_>, f: &FlagRow, cards: &[Card]) -> String {
 
 /// `bansha cards`: the ledger with escalations, and the 判罚公示.
 fn ledger(c: &Ctx<'_>) -> Result<String, String> {
-    let (v, _text, bbcode) = crate::cli::flags::render_cards(c.cfg, c.rules, c.store)?;
+    let (v, _text, bbcode) = crate::game::flags::render_cards(c.cfg, c.rules, c.store)?;
     let mut s = String::new();
     s.push_str("<table id=\"ledger\"><tr><th>玩家</th><th>蓝牌</th><th>黄牌</th><th>红牌</th><th>升级</th><th></th></tr>");
     let mut any = false;
@@ -495,7 +495,7 @@ fn ledger(c: &Ctx<'_>) -> Result<String, String> {
 
 /// `bansha state` (director: roles, camps, statuses) or its public BBCode.
 fn state(c: &Ctx<'_>, format: Format) -> Result<String, String> {
-    let out = crate::cli::night::state_report(c.cfg, c.store, None, format).map_err(cli_err)?;
+    let out = crate::game::night::state_report(c.cfg, c.store, None, format).map_err(cli_err)?;
     Ok(match format {
         Format::Bbcode => copy_block("局势公示", &out),
         _ => pre(&out),
@@ -505,7 +505,7 @@ fn state(c: &Ctx<'_>, format: Format) -> Result<String, String> {
 /// Every resolved phase: the public 公示 (copyable); for the director also the notes and
 /// one private block per player.
 fn nights(c: &Ctx<'_>, private: bool) -> Result<String, String> {
-    let phases = crate::cli::night::phase_reports(c.cfg, c.store).map_err(cli_err)?;
+    let phases = crate::game::night::phase_reports(c.cfg, c.store).map_err(cli_err)?;
     if phases.is_empty() {
         return Ok("<p class=\"muted\">时间线中尚无结算（bansha night）。</p>".into());
     }

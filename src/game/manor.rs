@@ -1,6 +1,8 @@
 //! 暴风雪山庄 games (排球少年, M114) on the game's timeline: the stored phases (开局 as night
-//! 0, nights, days) replayed through bansha-engine's `manor` module, and what the director
-//! reads and posts: the notes, the 公告, each player's private feedback, the state.
+//! 0, nights, days) replayed through bansha-engine's `manor` module; resolving and storing a
+//! night (`bansha night`), a day up to its 公决 (`bansha day`), the 公决 (`tally
+//! --confirm`); what the director reads and posts: the notes, the 公告, each player's
+//! private feedback, the state.
 
 use bansha_engine::manor::{
     self, DayInput, ManorOutcome, ManorResult, ManorRules, ManorState, NightInput, Question,
@@ -8,7 +10,13 @@ use bansha_engine::manor::{
 };
 use serde_json::json;
 
-use crate::store::StoredPhase;
+use super::night::Resolved;
+use super::{Error, Result};
+use crate::config::Config;
+use crate::report::Format;
+use crate::rules::RuleSet;
+use crate::store::{Store, StoredPhase};
+use std::path::Path;
 
 /// A 暴风雪山庄 night n comes before day n: night 0 (开局), night 1, day 1, night 2…
 pub const NIGHT_BEFORE_DAY: bool = true;
@@ -17,7 +25,7 @@ pub const NIGHT_BEFORE_DAY: bool = true;
 #[derive(Debug, Clone)]
 pub enum PhaseIn {
     Setup(SetupInput),
-    Night(u32, NightInput),
+    Night(u32, Box<NightInput>),
     Day(u32, DayInput),
 }
 
@@ -37,11 +45,11 @@ impl PhaseIn {
     }
 
     /// A stored phase's input.
-    pub fn parse(kind: &str, number: u32, text: &str) -> Result<PhaseIn, String> {
+    pub fn parse(kind: &str, number: u32, text: &str) -> std::result::Result<PhaseIn, String> {
         let e = |e: toml::de::Error| format!("{}: {}", label(kind, number), e.message());
         Ok(match (kind, number) {
             ("night", 0) => PhaseIn::Setup(toml::from_str(text).map_err(e)?),
-            ("night", n) => PhaseIn::Night(n, toml::from_str(text).map_err(e)?),
+            ("night", n) => PhaseIn::Night(n, Box::new(toml::from_str(text).map_err(e)?)),
             (_, n) => PhaseIn::Day(n, toml::from_str(text).map_err(e)?),
         })
     }
@@ -61,7 +69,7 @@ impl PhaseIn {
         &self,
         rules: &ManorRules,
         state: Option<&ManorState>,
-    ) -> Result<ManorResult, String> {
+    ) -> std::result::Result<ManorResult, String> {
         let need = || format!("{}: 开局 (night 0) is not resolved yet", self.label());
         let r = match self {
             PhaseIn::Setup(i) => manor::prepare(rules, i),
@@ -109,7 +117,7 @@ pub fn replay(
     rules: &ManorRules,
     phases: &[StoredPhase],
     before: Option<(&str, u32)>,
-) -> Result<Timeline, String> {
+) -> std::result::Result<Timeline, String> {
     let stop = before.map(|(k, n)| StoredPhase::ord(k, n, NIGHT_BEFORE_DAY));
     let mut tl = Timeline::default();
     for p in phases {
@@ -356,8 +364,7 @@ pub fn state_bbcode(game: &str, tl: &Timeline) -> String {
         .entries
         .iter()
         .flat_map(|e| e.outcome.public.iter())
-        .filter(|l| l.starts_with("【天亮了】"))
-        .next_back();
+        .rfind(|l| l.starts_with("【天亮了】"));
     if let Some(l) = last_dawn {
         s.push_str(&crate::report::bbcode_escape(l));
         s.push('\n');
@@ -369,7 +376,7 @@ pub fn state_bbcode(game: &str, tl: &Timeline) -> String {
 /// deaths count from one second before its day opens (else one second after the day before
 /// closes), a day's 公决 from its 关门.
 pub fn roster_outs(
-    cfg: &crate::config::Config,
+    cfg: &Config,
     rules: &ManorRules,
     phases: &[StoredPhase],
 ) -> Vec<(crate::model::Timestamp, String, String)> {
@@ -400,4 +407,200 @@ pub fn roster_outs(
         }
     }
     v
+}
+
+/// The game's `[manor]` rules when its rule set is a 暴风雪山庄 game.
+pub fn rules_of(cfg: &Config) -> Result<Option<ManorRules>> {
+    let rules = RuleSet::load(&cfg.rules_path()).map_err(Error::input)?;
+    Ok(rules.manor)
+}
+
+fn open_store(cfg: &Config) -> Result<Store> {
+    Store::open(&cfg.db_path()).map_err(Error::runtime)
+}
+
+fn timeline(rules: &ManorRules, store: &Store, before: Option<(&str, u32)>) -> Result<Timeline> {
+    let phases = store.phases().map_err(Error::runtime)?;
+    replay(rules, &phases, before).map_err(Error::Input)
+}
+
+/// The seed of a phase when its input gives none: derived from the game and the phase.
+fn seed(cfg: &Config, kind: &str, n: u32) -> u64 {
+    bansha_engine::rng::seed_from(&format!("{}:manor:{kind}:{n}", cfg.game.name))
+}
+
+fn read(src: &Path) -> Result<String> {
+    std::fs::read_to_string(src)
+        .map_err(|e| Error::Input(format!("{}: cannot read: {e}", src.display())))
+}
+
+/// Every player a setup names must be a player of the config.
+fn check_players(cfg: &Config, input: &PhaseIn, src: &Path) -> Result<()> {
+    if let PhaseIn::Setup(s) = input {
+        for (i, p) in s.players.iter().enumerate() {
+            if !cfg.players.iter().any(|c| c.name == p.name) {
+                return Err(Error::Input(format!(
+                    "{}: player[{i}].name: `{}` is not a [[player]] of the game config",
+                    src.display(),
+                    p.name
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How a phase is resolved and shown.
+pub struct Run<'a> {
+    pub cfg: &'a Config,
+    pub rules: &'a ManorRules,
+    /// The input file (named in errors and questions).
+    pub src: &'a Path,
+    pub dry_run: bool,
+    pub format: Format,
+}
+
+/// `bansha night` on a 暴风雪山庄 game: night 0 is 开局 (the setup file), night N a night
+/// (the plan and the night skills); stored in the timeline.
+pub fn resolve_night(run: &Run, night: u32, seed_arg: Option<u64>) -> Result<Resolved> {
+    let mut input = PhaseIn::parse("night", night, &read(run.src)?)
+        .map_err(|e| Error::Input(format!("{}: {e}", run.src.display())))?;
+    check_players(run.cfg, &input, run.src)?;
+    let s = seed_arg.unwrap_or_else(|| seed(run.cfg, "night", night));
+    match &mut input {
+        PhaseIn::Setup(i) => i.seed = Some(seed_arg.or(i.seed).unwrap_or(s)),
+        PhaseIn::Night(_, i) => i.seed = Some(seed_arg.or(i.seed).unwrap_or(s)),
+        PhaseIn::Day(..) => {}
+    }
+    let mut store = open_store(run.cfg)?;
+    if night > 1 {
+        let phases = store.phases().map_err(Error::runtime)?;
+        require_confirmed_day(&phases, night - 1)?;
+    }
+    let tl = timeline(run.rules, &store, Some(("night", night)))?;
+    resolve_and_store(run, &mut store, &tl, input)
+}
+
+/// Night n follows day n−1's confirmed 公决.
+fn require_confirmed_day(phases: &[StoredPhase], day: u32) -> Result<()> {
+    let Some(p) = phases.iter().find(|p| p.kind == "day" && p.number == day) else {
+        return Err(Error::Input(format!(
+            "第{day}日 has no result yet: bansha day --day {day} --input FILE, then bansha tally --day {day} --confirm"
+        )));
+    };
+    if let Ok(PhaseIn::Day(_, d)) = PhaseIn::parse("day", day, &p.input)
+        && d.pending_vote
+    {
+        return Err(Error::Input(format!(
+            "第{day}日's 公决 is not confirmed yet: bansha tally --day {day} --confirm"
+        )));
+    }
+    Ok(())
+}
+
+fn resolve_and_store(
+    run: &Run,
+    store: &mut Store,
+    tl: &Timeline,
+    input: PhaseIn,
+) -> Result<Resolved> {
+    let label = input.label();
+    let (kind, number) = (input.kind(), input.number());
+    match input
+        .resolve(run.rules, tl.state.as_ref())
+        .map_err(Error::Input)?
+    {
+        ManorResult::Ask(q) => Ok(Resolved::NeedInput {
+            prompt: match run.format {
+                Format::Json => format!("{}\n", question_json(kind, number, &q)),
+                _ => question_text(&label, &q),
+            },
+            message: format!(
+                "{label}: the director must ask {} ({}); add the answer to {} and run again; nothing was stored",
+                q.player,
+                q.text,
+                run.src.display()
+            ),
+        }),
+        ManorResult::Done(_, out) => {
+            let mut stale = Vec::new();
+            if !run.dry_run {
+                let result = outcome_json(kind, number, &out).to_string();
+                stale = store
+                    .put_phase(kind, number, NIGHT_BEFORE_DAY, &input.to_text(), &result)
+                    .map_err(Error::runtime)?;
+            }
+            let mut s = match run.format {
+                Format::Json => format!("{}\n", outcome_json(kind, number, &out)),
+                Format::Bbcode => outcome_bbcode(&run.cfg.game.name, &label, &out),
+                Format::Text => outcome_text(&run.cfg.game.name, &label, &out),
+            };
+            if run.format == Format::Text && !stale.is_empty() {
+                let later: Vec<String> = stale.iter().map(|(k, n)| self::label(k, *n)).collect();
+                s.push_str(&format!(
+                    "注意：之后的阶段（{}）需要重新结算\n",
+                    later.join("、")
+                ));
+            }
+            Ok(Resolved::Done(s))
+        }
+    }
+}
+
+/// `bansha day`: a game day up to its 公决 (确认死者 skills, moves and day skills in order,
+/// 【发现凶案】 requests); stored with the 公决 pending unless the file settles it.
+pub fn resolve_day(run: &Run, day: u32) -> Result<Resolved> {
+    let mut d: DayInput =
+        crate::tomlfile::parse_toml(run.src, &read(run.src)?).map_err(Error::input)?;
+    d.pending_vote = d.voted_out.is_none() && !d.surrender;
+    d.seed = Some(d.seed.unwrap_or_else(|| seed(run.cfg, "day", day)));
+    let mut store = open_store(run.cfg)?;
+    let tl = timeline(run.rules, &store, Some(("day", day)))?;
+    resolve_and_store(run, &mut store, &tl, PhaseIn::Day(day, d))
+}
+
+/// `bansha tally --day N --confirm` on a 暴风雪山庄 game: the tally's 公决 ends the day
+/// stored by `bansha day` (or the day file given with `--answers`).
+pub fn confirm_day(run: &Run, tally: &crate::votes::Tally, answers: bool) -> Result<Resolved> {
+    let day = tally.day;
+    let mut store = open_store(run.cfg)?;
+    let phases = store.phases().map_err(Error::runtime)?;
+    let stored = phases.iter().find(|p| p.kind == "day" && p.number == day);
+    let mut d: DayInput = match (answers, stored) {
+        (true, _) => crate::tomlfile::parse_toml(run.src, &read(run.src)?).map_err(Error::input)?,
+        (false, Some(p)) => match PhaseIn::parse("day", day, &p.input).map_err(Error::Input)? {
+            PhaseIn::Day(_, d) => d,
+            _ => DayInput::default(),
+        },
+        (false, None) => DayInput::default(),
+    };
+    d.voted_out = match (tally.outcome.kind, &tally.outcome.player) {
+        ("eliminated", Some(p)) => Some(p.clone()),
+        _ => None,
+    };
+    d.pending_vote = false;
+    d.seed = Some(d.seed.unwrap_or_else(|| seed(run.cfg, "day", day)));
+    let tl = timeline(run.rules, &store, Some(("day", day)))?;
+    resolve_and_store(run, &mut store, &tl, PhaseIn::Day(day, d))
+}
+
+/// `bansha state` on a 暴风雪山庄 game.
+pub fn state_report(
+    cfg: &Config,
+    rules: &ManorRules,
+    at: Option<&str>,
+    format: Format,
+) -> Result<String> {
+    if at.is_some() {
+        return Err(Error::Input(
+            "--at: a 暴风雪山庄 game's state is kept phase by phase, not by time; run bansha state without --at".into(),
+        ));
+    }
+    let store = open_store(cfg)?;
+    let tl = timeline(rules, &store, None)?;
+    Ok(match format {
+        Format::Json => format!("{}\n", state_json(&tl)),
+        Format::Bbcode => state_bbcode(&cfg.game.name, &tl),
+        Format::Text => state_text(rules, &tl),
+    })
 }
