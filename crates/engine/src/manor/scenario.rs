@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::input::{DayInput, ManorAction, NightInput, Plan, SetupInput};
+use super::input::{DayInput, NightInput, SetupInput};
 use super::rules::{ManorRules, clue_shown};
 use super::state::ManorState;
 use super::{ManorOutcome, ManorResult, day, night, prepare};
@@ -23,34 +23,18 @@ pub struct ManorScenario {
     pub phases: Vec<Phase>,
 }
 
+/// A night or a day: `kind`, `number`, what must come out (`expect`), and the phase's input
+/// keys as the director writes them (a night file's `plan` and `action`s, a day file's
+/// `confirm`, `step`, `announce_case`…), checked by their own types.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Phase {
     /// `night` or `day`.
     pub kind: String,
     pub number: u32,
     #[serde(default)]
-    pub seed: Option<u64>,
-    #[serde(default)]
-    pub plan: Option<Plan>,
-    #[serde(default, rename = "action")]
-    pub actions: Vec<ManorAction>,
-    #[serde(default)]
-    pub confirm: Vec<ManorAction>,
-    #[serde(default, rename = "step")]
-    pub steps: Vec<ManorAction>,
-    #[serde(default)]
-    pub announce_case: Vec<String>,
-    #[serde(default)]
-    pub keep: Vec<String>,
-    #[serde(default)]
-    pub voted_out: Option<String>,
-    #[serde(default)]
-    pub surrender: bool,
-    #[serde(default)]
-    pub pending_vote: bool,
-    #[serde(default)]
     pub expect: Expect,
+    #[serde(flatten)]
+    pub input: toml::Table,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -108,6 +92,32 @@ impl ManorScenario {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
+    /// Every problem of one scenario file: it does not parse, its `rule` neither quotes the
+    /// post (whitespace, 【】「」“” ignored) nor is a labelled reading, or it does not play
+    /// as expected.
+    pub fn check_file(text: &str, post: &str, rules: &ManorRules) -> Vec<String> {
+        let sc = match ManorScenario::parse(text) {
+            Ok(s) => s,
+            Err(e) => return vec![e],
+        };
+        let norm = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !c.is_whitespace() && !"【】「」“”".contains(*c))
+                .collect()
+        };
+        let mut errs = Vec::new();
+        if !crate::rules::is_reading(&sc.rule) && !norm(post).contains(&norm(&sc.rule)) {
+            errs.push(format!(
+                "rule is neither a quotation of the post nor a labelled reading: {}",
+                sc.rule
+            ));
+        }
+        if let Err(e) = sc.run(rules) {
+            errs.extend(e);
+        }
+        errs
+    }
+
     /// Plays the scenario; every mismatch, or the first phase that could not run.
     pub fn run(&self, rules: &ManorRules) -> Result<(), Vec<String>> {
         let mut errs = Vec::new();
@@ -117,32 +127,22 @@ impl ManorScenario {
         };
         for (i, ph) in self.phases.iter().enumerate() {
             let what = format!("phase[{i}] ({} {})", ph.kind, ph.number);
+            let input = toml::Value::Table(ph.input.clone());
             let r = match ph.kind.as_str() {
-                "night" => night(
-                    rules,
-                    &st,
-                    ph.number,
-                    &NightInput {
-                        plan: ph.plan.clone(),
-                        actions: ph.actions.clone(),
-                        seed: ph.seed,
-                    },
-                ),
-                "day" => day(
-                    rules,
-                    &st,
-                    ph.number,
-                    &DayInput {
-                        confirm: ph.confirm.clone(),
-                        steps: ph.steps.clone(),
-                        announce_case: ph.announce_case.clone(),
-                        keep: ph.keep.clone(),
-                        voted_out: ph.voted_out.clone(),
-                        surrender: ph.surrender,
-                        pending_vote: ph.pending_vote,
-                        seed: ph.seed,
-                    },
-                ),
+                "night" => match input.try_into::<NightInput>() {
+                    Ok(i) => night(rules, &st, ph.number, &i),
+                    Err(e) => {
+                        errs.push(format!("{what}: {e}"));
+                        return finish(errs);
+                    }
+                },
+                "day" => match input.try_into::<DayInput>() {
+                    Ok(i) => day(rules, &st, ph.number, &i),
+                    Err(e) => {
+                        errs.push(format!("{what}: {e}"));
+                        return finish(errs);
+                    }
+                },
                 k => {
                     errs.push(format!("{what}: unknown kind `{k}`"));
                     return finish(errs);
