@@ -319,3 +319,44 @@ fn manor_setup_naming_a_stranger_is_refused_with_the_key() {
         "{err}"
     );
 }
+
+/// <镇压>「所有身处该地点的玩家……投票无效」 reaches the tally without being announced.
+#[test]
+fn manor_suppressed_place_votes_do_not_count() {
+    let g = game("suppress");
+    let setup = SETUP.replace("template = \"高中生（女）\"", "template = \"军人（男）\"");
+    assert_eq!(g.night(0, &setup, "text").0, 0);
+    assert_eq!(g.night(1, NIGHT1, "text").0, 0);
+    let (code, out, err) = day(
+        &g,
+        1,
+        "[[step]]\nactor = \"辛\"\nskill = \"镇压\"\nplace = \"大厅\"\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("公告：\n  【镇压】"), "{out}");
+    votes(&g, 701, "2026-03-02", &[("甲", "乙"), ("乙", "甲")]);
+    let (code, out, err) = bansha(&[
+        "tally",
+        "--config",
+        &g.cfg(),
+        "--day",
+        "1",
+        "--at",
+        "2026-03-02 21:00",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let valid = |v: &str| {
+        t["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["voter"] == v)
+            .unwrap()["valid"]
+            .clone()
+    };
+    assert_eq!(valid("甲"), false, "{out}");
+    assert_eq!(valid("乙"), true, "{out}");
+}

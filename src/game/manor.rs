@@ -372,20 +372,26 @@ pub fn state_bbcode(game: &str, tl: &Timeline) -> String {
     s
 }
 
-/// The outs of the stored phases as roster facts (for the tally and activity): a night's
+/// What the stored phases add to the roster (for the tally and activity): outs — a night's
 /// deaths count from one second before its day opens (else one second after the day before
-/// closes), a day's 公决 from its 关门.
-pub fn roster_outs(
-    cfg: &Config,
-    rules: &ManorRules,
-    phases: &[StoredPhase],
-) -> Vec<(crate::model::Timestamp, String, String)> {
+/// closes), a day's 公决 from its 关门 — and each day's vote statuses (镇压: 投票无效) as
+/// `(player, status, day)`.
+pub type RosterFacts = (
+    Vec<(crate::model::Timestamp, String, String)>,
+    Vec<(String, String, u32)>,
+);
+
+pub fn roster_facts(cfg: &Config, rules: &ManorRules, phases: &[StoredPhase]) -> RosterFacts {
     let Ok(tl) = replay(rules, phases, None) else {
         tracing::warn!("the 暴风雪山庄 timeline does not replay; reports read the config only");
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut v = Vec::new();
+    let mut statuses = Vec::new();
     for e in &tl.entries {
+        for l in &e.outcome.vote_barred {
+            statuses.push((l.player.clone(), l.text.clone(), e.number));
+        }
         let at = if e.kind == "night" {
             let opens = cfg
                 .day(e.number)
@@ -406,7 +412,7 @@ pub fn roster_outs(
             v.push((at, d.player.clone(), d.cause.clone()));
         }
     }
-    v
+    (v, statuses)
 }
 
 /// The game's `[manor]` rules when its rule set is a 暴风雪山庄 game.

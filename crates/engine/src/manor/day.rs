@@ -92,6 +92,7 @@ pub fn day(
         cx.st.trail_active = true;
         cx.announce("【发现凶案】");
     }
+    vote_barred(&mut cx);
     if input.pending_vote {
         cx.note("公决尚未确认：胜负与天黑在 tally --confirm 之后结算");
     } else {
@@ -416,6 +417,23 @@ fn day_skill(cx: &mut Ctx, dx: &mut Day, key: &str, a: &ManorAction) -> Result<(
         }
     }
     Ok(())
+}
+
+/// 镇压「投票无效」: everyone in a suppressed place when the moves are over.
+fn vote_barred(cx: &mut Ctx) {
+    let Some(s) = cx.rules.skill_def(SkillKind::Suppress) else {
+        return;
+    };
+    let status = s.status.clone().unwrap_or_default();
+    for p in cx.suppressed.clone() {
+        for w in cx.st.alive_at(&p) {
+            cx.note(format!("<{}>：{w} 今日{status}", s.name));
+            cx.out.vote_barred.push(super::Line {
+                player: w,
+                text: status.clone(),
+            });
+        }
+    }
 }
 
 /// 投降, the 公决, the final day.

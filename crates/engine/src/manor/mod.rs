@@ -40,6 +40,8 @@ pub struct ManorOutcome {
     pub log: Vec<String>,
     pub winner: Option<Side>,
     pub game_over: bool,
+    /// By day: players whose vote does not count (镇压), with the status the tally reads.
+    pub vote_barred: Vec<Line>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

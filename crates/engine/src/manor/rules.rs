@@ -174,6 +174,9 @@ pub struct SkillDef {
     /// The cause the skill shows (过劳: 猝死).
     #[serde(default)]
     pub cause: Option<String>,
+    /// The status the skill gives for the day's vote (镇压: 投票无效; the tally reads it).
+    #[serde(default)]
+    pub status: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

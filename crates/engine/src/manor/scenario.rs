@@ -85,6 +85,9 @@ pub struct Expect {
     pub murderer: Option<String>,
     #[serde(default)]
     pub trail: Option<bool>,
+    /// Players whose vote does not count today (镇压), exactly.
+    #[serde(default)]
+    pub vote_barred: Option<Vec<String>>,
 }
 
 impl ManorScenario {
@@ -336,6 +339,12 @@ fn check(what: &str, st: &ManorState, out: &ManorOutcome, ex: &Expect, errs: &mu
         && st.murderer != *m
     {
         errs.push(format!("{what}: murderer {}, want {m}", st.murderer));
+    }
+    if let Some(v) = &ex.vote_barred {
+        let got: Vec<String> = out.vote_barred.iter().map(|l| l.player.clone()).collect();
+        if got != *v {
+            errs.push(format!("{what}: vote barred {got:?}, want {v:?}"));
+        }
     }
     if let Some(t) = ex.trail
         && st.trail_active != t
