@@ -360,3 +360,45 @@ fn manor_suppressed_place_votes_do_not_count() {
     assert_eq!(valid("甲"), false, "{out}");
     assert_eq!(valid("乙"), true, "{out}");
 }
+
+/// A red card is an out (「出局有以下情况：……红牌罚下出局」); the murderer's is
+/// 「②凶手出局」: 受困者阵营 wins, and the next night is not played on a dead murderer.
+#[test]
+fn manor_red_card_of_the_murderer_ends_the_game() {
+    let g = game("red");
+    assert_eq!(g.night(0, SETUP, "text").0, 0);
+    assert_eq!(g.night(1, NIGHT1, "text").0, 0);
+    let (code, _, err) = bansha(&[
+        "cards",
+        "add",
+        "--config",
+        &g.cfg(),
+        "--player",
+        "甲",
+        "--card",
+        "red",
+        "--clause",
+        "12、其他（3）导演认为违规的其他行为",
+        "--by",
+        "导演",
+        "--at",
+        "2026-03-02 12:00",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let st: serde_json::Value = serde_json::from_str(&state(&g, "json")).unwrap();
+    assert_eq!(st["state"]["winner"], "Guests", "{st}");
+    let jia = st["state"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "甲")
+        .unwrap();
+    assert_eq!(jia["out_cause"], "红牌");
+    let kinds: Vec<&str> = st["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["night", "night", "red-card"]);
+}

@@ -99,7 +99,6 @@ pub struct Entry {
     pub number: u32,
     pub label: String,
     pub stale: bool,
-    pub input: PhaseIn,
     pub outcome: ManorOutcome,
 }
 
@@ -111,18 +110,69 @@ pub struct Timeline {
     pub entries: Vec<Entry>,
 }
 
-/// Replays every stored phase before `(kind, number)` (all with None). A stored phase that
-/// no longer resolves (an earlier one changed) is an error naming it.
+/// When a phase counts as happening, for the red cards and the roster: night n one second
+/// before day n opens (else one second after day n−1 closes), day n at its 关门. 开局: never.
+pub fn phase_time(cfg: &Config, kind: &str, n: u32) -> Option<crate::model::Timestamp> {
+    match (kind, n) {
+        ("night", 0) => None,
+        ("night", n) => cfg
+            .day(n)
+            .and_then(|d| d.opens)
+            .map(|c| cfg.ts(c) - 1)
+            .or_else(|| cfg.day(n - 1).and_then(|d| d.closes).map(|c| cfg.ts(c) + 1)),
+        (_, n) => cfg.day(n).and_then(|d| d.closes).map(|c| cfg.ts(c)),
+    }
+}
+
+/// Replays every stored phase before `(kind, number)` (all with None), with the ledger's red
+/// cards between them (a card counts before the first phase after its time). A stored phase
+/// that no longer resolves (an earlier one changed) is an error naming it.
 pub fn replay(
+    cfg: &Config,
     rules: &ManorRules,
     phases: &[StoredPhase],
+    reds: &[crate::night::RedCard],
     before: Option<(&str, u32)>,
 ) -> std::result::Result<Timeline, String> {
     let stop = before.map(|(k, n)| StoredPhase::ord(k, n, NIGHT_BEFORE_DAY));
     let mut tl = Timeline::default();
+    let mut pending: Vec<&crate::night::RedCard> = reds.iter().collect();
+    let mut cards = |tl: &mut Timeline, until: Option<crate::model::Timestamp>| {
+        let Some(st) = tl.state.clone() else {
+            return Ok(());
+        };
+        let due: Vec<_> = pending
+            .iter()
+            .filter(|r| until.is_none_or(|t| r.at < t))
+            .map(|r| r.player.clone())
+            .collect();
+        pending.retain(|r| until.is_some_and(|t| r.at >= t));
+        let mut st = st;
+        for player in due {
+            match manor::red_card(rules, &st, &player).map_err(|e| e.to_string())? {
+                ManorResult::Done(next, out) => {
+                    st = *next;
+                    tl.entries.push(Entry {
+                        kind: "red-card".into(),
+                        number: 0,
+                        label: format!("{player} 的红牌"),
+                        stale: false,
+                        outcome: out,
+                    });
+                }
+                ManorResult::Ask(q) => return Err(q.text),
+            }
+        }
+        tl.state = Some(st);
+        Ok(())
+    };
     for p in phases {
-        if stop.is_some_and(|s| StoredPhase::ord(&p.kind, p.number, NIGHT_BEFORE_DAY) >= s) {
-            break;
+        let ord = StoredPhase::ord(&p.kind, p.number, NIGHT_BEFORE_DAY);
+        if let Some(t) = phase_time(cfg, &p.kind, p.number) {
+            cards(&mut tl, Some(t))?;
+        }
+        if stop.is_some_and(|s| ord >= s) {
+            return Ok(tl);
         }
         let input = PhaseIn::parse(&p.kind, p.number, &p.input)?;
         match input.resolve(rules, tl.state.as_ref())? {
@@ -133,7 +183,6 @@ pub fn replay(
                     number: p.number,
                     label: input.label(),
                     stale: p.stale,
-                    input,
                     outcome: out,
                 });
             }
@@ -146,6 +195,14 @@ pub fn replay(
                 ));
             }
         }
+    }
+    match before {
+        Some((k, n)) => {
+            if let Some(t) = phase_time(cfg, k, n) {
+                cards(&mut tl, Some(t))?;
+            }
+        }
+        None => cards(&mut tl, None)?,
     }
     Ok(tl)
 }
@@ -381,33 +438,25 @@ pub type RosterFacts = (
     Vec<(String, String, u32)>,
 );
 
-pub fn roster_facts(cfg: &Config, rules: &ManorRules, phases: &[StoredPhase]) -> RosterFacts {
-    let Ok(tl) = replay(rules, phases, None) else {
+pub fn roster_facts(
+    cfg: &Config,
+    rules: &ManorRules,
+    phases: &[StoredPhase],
+    reds: &[crate::night::RedCard],
+) -> RosterFacts {
+    let Ok(tl) = replay(cfg, rules, phases, reds, None) else {
         tracing::warn!("the 暴风雪山庄 timeline does not replay; reports read the config only");
         return (Vec::new(), Vec::new());
     };
     let mut v = Vec::new();
     let mut statuses = Vec::new();
-    for e in &tl.entries {
+    for e in tl.entries.iter().filter(|e| e.kind != "red-card") {
         for l in &e.outcome.vote_barred {
             statuses.push((l.player.clone(), l.text.clone(), e.number));
         }
-        let at = if e.kind == "night" {
-            let opens = cfg
-                .day(e.number)
-                .and_then(|d| d.opens)
-                .map(|c| cfg.ts(c) - 1);
-            let before = e
-                .number
-                .checked_sub(1)
-                .and_then(|n| cfg.day(n))
-                .and_then(|d| d.closes)
-                .map(|c| cfg.ts(c) + 1);
-            opens.or(before)
-        } else {
-            cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c))
+        let Some(at) = phase_time(cfg, &e.kind, e.number) else {
+            continue;
         };
-        let Some(at) = at else { continue };
         for d in &e.outcome.deaths {
             v.push((at, d.player.clone(), d.cause.clone()));
         }
@@ -425,9 +474,16 @@ fn open_store(cfg: &Config) -> Result<Store> {
     Store::open(&cfg.db_path()).map_err(Error::runtime)
 }
 
-fn timeline(rules: &ManorRules, store: &Store, before: Option<(&str, u32)>) -> Result<Timeline> {
+fn timeline(
+    cfg: &Config,
+    rules: &ManorRules,
+    store: &Store,
+    before: Option<(&str, u32)>,
+) -> Result<Timeline> {
+    let ruleset = RuleSet::load(&cfg.rules_path()).map_err(Error::input)?;
+    let reds = crate::night::red_cards(cfg, &ruleset, store).map_err(Error::Input)?;
     let phases = store.phases().map_err(Error::runtime)?;
-    replay(rules, &phases, before).map_err(Error::Input)
+    replay(cfg, rules, &phases, &reds, before).map_err(Error::Input)
 }
 
 /// The seed of a phase when its input gives none: derived from the game and the phase.
@@ -483,7 +539,7 @@ pub fn resolve_night(run: &Run, night: u32, seed_arg: Option<u64>) -> Result<Res
         let phases = store.phases().map_err(Error::runtime)?;
         require_confirmed_day(&phases, night - 1)?;
     }
-    let tl = timeline(run.rules, &store, Some(("night", night)))?;
+    let tl = timeline(run.cfg, run.rules, &store, Some(("night", night)))?;
     resolve_and_store(run, &mut store, &tl, input)
 }
 
@@ -561,7 +617,7 @@ pub fn resolve_day(run: &Run, day: u32) -> Result<Resolved> {
     d.pending_vote = d.voted_out.is_none() && !d.surrender;
     d.seed = Some(d.seed.unwrap_or_else(|| seed(run.cfg, "day", day)));
     let mut store = open_store(run.cfg)?;
-    let tl = timeline(run.rules, &store, Some(("day", day)))?;
+    let tl = timeline(run.cfg, run.rules, &store, Some(("day", day)))?;
     resolve_and_store(run, &mut store, &tl, PhaseIn::Day(day, d))
 }
 
@@ -586,7 +642,7 @@ pub fn confirm_day(run: &Run, tally: &crate::votes::Tally, answers: bool) -> Res
     };
     d.pending_vote = false;
     d.seed = Some(d.seed.unwrap_or_else(|| seed(run.cfg, "day", day)));
-    let tl = timeline(run.rules, &store, Some(("day", day)))?;
+    let tl = timeline(run.cfg, run.rules, &store, Some(("day", day)))?;
     resolve_and_store(run, &mut store, &tl, PhaseIn::Day(day, d))
 }
 
@@ -603,7 +659,7 @@ pub fn state_report(
         ));
     }
     let store = open_store(cfg)?;
-    let tl = timeline(rules, &store, None)?;
+    let tl = timeline(cfg, rules, &store, None)?;
     Ok(match format {
         Format::Json => format!("{}\n", state_json(&tl)),
         Format::Bbcode => state_bbcode(&cfg.game.name, &tl),

@@ -34,7 +34,7 @@ pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster> {
     }
     let phases = store.phases().map_err(Error::runtime)?;
     if let Some(m) = &rules.manor {
-        let (outs, statuses) = super::manor::roster_facts(cfg, m, &phases);
+        let (outs, statuses) = super::manor::roster_facts(cfg, m, &phases, &reds);
         for (at, player, cause) in outs {
             roster.push(at, Fact::Out { player, cause });
         }

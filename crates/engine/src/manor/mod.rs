@@ -330,3 +330,35 @@ pub fn rules_from_toml(text: &str) -> Result<ManorRules, String> {
             .join("\n"))
     }
 }
+
+/// A 红牌 between phases (出局 by 红牌罚下): the player is out; the murderer's red card is
+/// 「凶手出局」, a win for 受困者阵营. A camp's 判负 for a red card is the director's ruling.
+pub fn red_card(
+    rules: &ManorRules,
+    state: &ManorState,
+    player: &str,
+) -> Result<ManorResult, ManorError> {
+    let mut cx = Ctx::new(rules, state.clone(), 0, true);
+    cx.check_player("red card", player)?;
+    if !cx.st.is_alive(player) || cx.st.winner.is_some() {
+        cx.note(format!("{player} 的红牌：已出局或游戏已结束，只记录判罚"));
+        return Ok(cx.finish());
+    }
+    let place = cx.st.place_of(player);
+    let p = cx.st.player_mut(player);
+    p.alive = false;
+    p.out_cause = Some("红牌".into());
+    cx.out.deaths.push(ManorDeath {
+        player: player.into(),
+        cause: "红牌".into(),
+        place,
+    });
+    cx.announce(format!("{player} 被红牌罚下"));
+    if cx.st.is_murderer(player) {
+        cx.st.winner = Some(Side::Guests);
+        cx.out.winner = Some(Side::Guests);
+        cx.out.game_over = true;
+        cx.announce(format!("{}获胜", Side::Guests.label()));
+    }
+    Ok(cx.finish())
+}
