@@ -637,7 +637,7 @@ pub fn confirm_day(run: &Run, tally: &crate::votes::Tally, answers: bool) -> Res
         (false, None) => DayInput::default(),
     };
     d.voted_out = match (tally.outcome.kind, &tally.outcome.player) {
-        ("eliminated", Some(p)) => Some(p.clone()),
+        (crate::votes::OutcomeKind::Eliminated, Some(p)) => Some(p.clone()),
         _ => None,
     };
     d.pending_vote = false;

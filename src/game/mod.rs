@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod flags;
 pub mod guard;
+pub mod import;
 pub mod manor;
 pub mod night;
 pub mod reports;

@@ -697,7 +697,16 @@ fn decide(
             redirect("/flags")
         }
         // The command's refusal (already decided, no such card…); nothing changed.
-        Err(e) => plain(StatusCode::CONFLICT, e.message()),
+        Err(e) => plain(status_of(&e), e.message()),
+    }
+}
+
+/// The game layer's error as an HTTP status: a refusal (bad input, a question for the
+/// director) is 409 Conflict, a failure at run time (the database) 500.
+fn status_of(e: &crate::game::Error) -> StatusCode {
+    match e {
+        crate::game::Error::Runtime(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        crate::game::Error::Input(_) | crate::game::Error::NeedInput(_) => StatusCode::CONFLICT,
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod action;
 mod effects;
 pub mod manor;
+pub mod quote;
 pub mod resolve;
 pub mod rng;
 pub mod rules;

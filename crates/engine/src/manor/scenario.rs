@@ -96,24 +96,15 @@ impl ManorScenario {
     }
 
     /// Every problem of one scenario file: it does not parse, its `rule` neither quotes the
-    /// post (whitespace, 【】「」“” ignored) nor is a labelled reading, or it does not play
-    /// as expected.
+    /// post (`crate::quote`) nor is a labelled reading, or it does not play as expected.
     pub fn check_file(text: &str, post: &str, rules: &ManorRules) -> Vec<String> {
         let sc = match ManorScenario::parse(text) {
             Ok(s) => s,
             Err(e) => return vec![e],
         };
-        let norm = |s: &str| -> String {
-            s.chars()
-                .filter(|c| !c.is_whitespace() && !"【】「」“”".contains(*c))
-                .collect()
-        };
         let mut errs = Vec::new();
-        if !crate::rules::is_reading(&sc.rule) && !norm(post).contains(&norm(&sc.rule)) {
-            errs.push(format!(
-                "rule is neither a quotation of the post nor a labelled reading: {}",
-                sc.rule
-            ));
+        if let Err(e) = crate::quote::check_quotation(&sc.rule, &crate::quote::normalize(post)) {
+            errs.push(e);
         }
         if let Err(e) = sc.run(rules) {
             errs.extend(e);
