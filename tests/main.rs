@@ -8,6 +8,7 @@ mod director;
 mod first_hours;
 mod ingest;
 mod interfaces;
+mod manor;
 mod moderation;
 mod night;
 mod night_huangquan;

@@ -11,6 +11,7 @@ mod forum;
 mod import;
 pub mod init;
 mod lock;
+mod manor;
 mod night;
 mod posts;
 mod serve;
@@ -79,6 +80,9 @@ pub enum Command {
     Elevator(DayArgs),
     /// Resolve a night (N = 0 is 开局) from an actions file; stores it in the timeline.
     Night(NightArgs),
+    /// A 暴风雪山庄 (排球少年) game day up to its 公决 from a day-input file: 确认死者
+    /// skills, moves and day skills in order; stored with the 公决 pending.
+    Day(ManorDayArgs),
     /// The game as it stands (or stood at TIME): seats, alive/out, roles and camps, 警长,
     /// statuses, links, counters, skill uses left.
     State(StateArgs),
@@ -142,6 +146,22 @@ pub struct NightArgs {
     /// standard output holds the public 公示 alone.
     #[arg(long)]
     pub private_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub format: FormatArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ManorDayArgs {
+    #[command(flatten)]
+    pub config: ConfigArg,
+    #[arg(long)]
+    pub day: u32,
+    /// The day-input file (TOML: `[[confirm]]`, `[[step]]`, `announce_case`, `keep`).
+    #[arg(long)]
+    pub input: PathBuf,
+    /// Resolve and print without storing.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub format: FormatArg,
 }
@@ -453,8 +473,15 @@ pub fn dispatch(cli: Cli) -> CliResult {
         Command::Tally(a) => tally::run(&a),
         Command::Activity(a) => activity::run_activity(&a),
         Command::Elevator(a) => activity::run_elevator(&a),
-        Command::Night(a) => night::run_night(&a),
-        Command::State(a) => night::run_state(&a),
+        Command::Night(a) => match manor::rules_of(&a.config)? {
+            Some((cfg, m)) => manor::run_night(&a, cfg, m),
+            None => night::run_night(&a),
+        },
+        Command::Day(a) => manor::run_day(&a),
+        Command::State(a) => match manor::rules_of(&a.config)? {
+            Some((cfg, m)) => manor::run_state(&a, cfg, m),
+            None => night::run_state(&a),
+        },
         Command::Init(a) => init::run(&a),
         Command::Changes(a) => changes::run(&a),
         Command::Flags(a) => flags::run_flags(&a),

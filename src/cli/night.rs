@@ -12,7 +12,7 @@ use crate::report::Format;
 /// Print what a resolution printed; a question is printed, then exit status 3. The private
 /// messages go to `private_out` (never to the standard output with the 公示); without it the
 /// director is told where they are.
-fn finish(r: Resolved, private_out: Option<&std::path::Path>) -> CliResult {
+pub(super) fn finish(r: Resolved, private_out: Option<&std::path::Path>) -> CliResult {
     match r {
         Resolved::Done(out) => {
             match (&out.private, private_out) {

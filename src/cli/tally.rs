@@ -30,6 +30,11 @@ pub fn run(a: &TallyArgs) -> CliResult {
     }
     let store = guard::open_store(&cfg)?;
     let t = stored_tally(&cfg, &rules, &store, a.day, tid, as_of)?;
+    if a.confirm
+        && let Some(m) = &rules.manor
+    {
+        return super::manor::confirm_day(&cfg, m, &t, a.answers.as_deref(), a.format.format);
+    }
     if a.confirm {
         return super::night::confirm_day(
             &cfg,

@@ -9,6 +9,7 @@ pub mod authors;
 pub mod flags;
 pub mod guard;
 pub mod import;
+pub mod manor;
 pub mod night;
 pub mod reports;
 pub mod tally;

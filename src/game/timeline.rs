@@ -33,6 +33,15 @@ pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster> {
         }
     }
     let phases = store.phases().map_err(Error::runtime)?;
+    if let Some(m) = &rules.manor {
+        let (outs, statuses) = super::manor::roster_facts(cfg, m, &phases, &reds);
+        for (at, player, cause) in outs {
+            roster.push(at, Fact::Out { player, cause });
+        }
+        for (player, status, day) in statuses {
+            roster.statuses.push((player, status, day, day));
+        }
+    }
     let Some(engine) = engine_in_use(cfg, rules, &phases) else {
         return Ok(roster);
     };

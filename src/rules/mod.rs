@@ -30,6 +30,10 @@ pub struct RuleSet {
     /// `[moderation]`: the 违规判定 clauses and cards (absent: flags are unavailable).
     #[serde(default)]
     pub moderation: Option<moderation::ModerationRules>,
+    /// `[manor]`: a 暴风雪山庄 game — places, templates, the murderer's plan
+    /// (bansha-engine's `manor` module).
+    #[serde(default)]
+    pub manor: Option<bansha_engine::manor::ManorRules>,
     #[serde(skip)]
     pub path: PathBuf,
 }
@@ -74,6 +78,11 @@ impl RuleSet {
         }
         if let Some(m) = &self.moderation {
             m.validate(&self.path, errs);
+        }
+        if let Some(m) = &self.manor {
+            for (key, msg) in m.validate() {
+                errs.push(FileError::new(&self.path, key, msg));
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ mod conditions;
 mod ctx;
 mod death;
 mod effects;
+pub mod manor;
 pub mod phase;
 pub mod quote;
 pub mod resolve;
