@@ -142,6 +142,33 @@ pub(crate) fn stored_activity(
     report_of(&l, day)
 }
 
+/// The day's 电梯楼 from the store (what `bansha elevator` prints, and the web page shows).
+pub(crate) fn stored_elevator(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    day: u32,
+) -> Result<activity::Elevator, CliError> {
+    activity::day_window(cfg, &rules.activity, day).map_err(CliError::input)?;
+    guard::require_players(cfg)?;
+    let l = load_from(
+        cfg.clone(),
+        rules.clone(),
+        store,
+        day,
+        &[crate::config::ThreadKind::Discussion],
+    )?;
+    let voted = BTreeMap::new();
+    let g = Game {
+        cfg: &l.cfg,
+        rules: &l.rules.activity,
+        roster: &l.roster,
+        posts: &l.posts,
+        voted: &voted,
+    };
+    activity::elevator(&g, day).map_err(CliError::input)
+}
+
 pub fn run_activity(a: &DayArgs) -> CliResult {
     let l = load(a, &ACTIVITY_THREADS)?;
     let r = report_of(&l, a.day)?;

@@ -2,7 +2,7 @@
 //! this file holds the argument types and the dispatch.
 
 pub(crate) mod activity;
-mod changes;
+pub(crate) mod changes;
 mod demo;
 pub(crate) mod flags;
 mod guard;
