@@ -697,6 +697,306 @@ fn player_written_markup_renders_as_text_everywhere() {
     assert!(t.contains("&lt;script&gt;") || t.contains("&lt;b"), "{t}");
 }
 
+/// The Set-Cookie of a sign-in, and the cookie (`name=value`) it sets.
+fn sign_in_cookie(srv: &Server, token: &str, extra: &[(&str, &str)]) -> Resp {
+    post(srv, None, "/login", &format!("token={}", enc(token)), extra)
+}
+
+#[test]
+fn wrong_tokens_are_rate_limited_per_client_and_logged_a_bounded_number_of_times() {
+    let fx = fixture("ratelimit");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let codes: Vec<u16> = (0..40)
+        .map(|i| sign_in_cookie(&srv, &format!("wrong-token-number-{i:04}-xxxx"), &[]).status)
+        .collect();
+    let limit = bansha::web::limit::PER_CLIENT as usize;
+    assert!(codes[..limit].iter().all(|c| *c == 403), "{codes:?}");
+    assert!(codes[limit..].iter().all(|c| *c == 429), "{codes:?}");
+    // Limited, the right token is not even looked at, and the answer says when to retry.
+    let r = sign_in_cookie(&srv, DIRECTOR, &[]);
+    assert_eq!(r.status, 429);
+    assert!(r.header("set-cookie").is_none());
+    assert!(r.header("retry-after").is_some());
+    assert!(r.body.contains("错误的令牌太多"), "{}", r.body);
+    let warns = srv
+        .log_text()
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("web:"))
+        .count();
+    assert!(warns <= 2, "one line per wrong token:\n{}", srv.log_text());
+}
+
+#[test]
+fn a_token_with_surrounding_spaces_in_the_config_signs_in_with_the_token_itself() {
+    let fx = fixture("spaces");
+    let text = std::fs::read_to_string(&fx.cfg).unwrap().replace(
+        &format!("director_token = \"{DIRECTOR}\""),
+        &format!("director_token = \"  {DIRECTOR} \""),
+    );
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    assert_eq!(sign_in_cookie(&srv, DIRECTOR, &[]).status, 303);
+    assert_eq!(
+        sign_in_cookie(&srv, &format!(" {DIRECTOR}\n"), &[]).status,
+        303
+    );
+}
+
+#[test]
+fn a_foreign_host_name_is_refused_and_a_tls_proxy_with_its_name_configured_works() {
+    let fx = fixture("hosts");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    // DNS rebinding: a name that resolves here, with a matching Origin.
+    let evil = [
+        ("Host", "attacker.example:8075"),
+        ("Origin", "http://attacker.example:8075"),
+    ];
+    assert_eq!(http(&srv.addr, "GET", "/login", &evil[..1], "").status, 421);
+    let r = sign_in_cookie(&srv, DIRECTOR, &evil);
+    assert_eq!(r.status, 421);
+    assert!(r.header("set-cookie").is_none());
+    let s = login(&srv, MODERATOR, "版主甲");
+    let id = xss_flag_id(&fx.cfg);
+    let r = post(
+        &srv,
+        Some(&s.cookie),
+        &format!("/flags/{id}/confirm"),
+        &format!("card=blue&csrf={}", s.csrf),
+        &evil,
+    );
+    assert_eq!(r.status, 421);
+    assert_eq!(flag_status(&fx.cfg, id), "open");
+    // `localhost` and IP addresses are this server's names.
+    let port = srv.addr.rsplit(':').next().unwrap().to_string();
+    let lh = format!("localhost:{port}");
+    assert_eq!(
+        http(&srv.addr, "GET", "/login", &[("Host", &lh)], "").status,
+        200
+    );
+    drop(srv);
+    // Behind a TLS proxy named in `hosts` that passes Host on as 127.0.0.1: the browser's
+    // Origin is the proxy's name; the cookie is __Host- prefixed and Secure.
+    let text = std::fs::read_to_string(&fx.cfg).unwrap().replace(
+        "poll_secs = 1\n",
+        "poll_secs = 1\nhosts = [\"bansha.example.org\"]\ntls = true\n",
+    );
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let r = sign_in_cookie(&srv, DIRECTOR, &[("Origin", "https://bansha.example.org")]);
+    assert_eq!(r.status, 303, "{r:?}");
+    let sc = r.header("set-cookie").unwrap();
+    assert!(
+        sc.starts_with("__Host-bansha_") && sc.contains("; Secure") && sc.contains("Path=/"),
+        "{sc}"
+    );
+    // The proxy may also pass its own name on as Host.
+    let r = sign_in_cookie(
+        &srv,
+        DIRECTOR,
+        &[
+            ("Host", "bansha.example.org"),
+            ("Origin", "https://bansha.example.org"),
+        ],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    // Another site's Origin is still refused.
+    let r = sign_in_cookie(&srv, DIRECTOR, &[("Origin", "https://evil.example")]);
+    assert_eq!(r.status, 403);
+}
+
+#[test]
+fn the_session_cookie_is_named_per_instance_expires_and_the_director_can_end_a_session() {
+    let fx = fixture("cookie");
+    let a = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let b = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let name = |srv: &Server| {
+        let r = sign_in_cookie(srv, DIRECTOR, &[]);
+        let sc = r.header("set-cookie").unwrap().to_string();
+        assert!(
+            sc.contains("Max-Age=43200") && !sc.contains("Secure"),
+            "{sc}"
+        );
+        sc.split('=').next().unwrap().to_string()
+    };
+    let (na, nb) = (name(&a), name(&b));
+    assert_ne!(na, nb, "two servers on one host share a cookie name");
+    assert_ne!(na, "bansha_session");
+    let d = login(&a, DIRECTOR, "导演");
+    let m = login(&a, MODERATOR, "版主甲");
+    let list = get(&a, &d.cookie, "/part/sessions").body;
+    let handle = list
+        .split("<tr data-session=\"")
+        .skip(1)
+        .find(|row| row.contains("版主甲"))
+        .and_then(|row| row.split('"').next())
+        .expect("the moderator's session listed")
+        .to_string();
+    assert_eq!(get(&a, &m.cookie, "/part/sessions").status, 403);
+    // A moderator cannot end the director's session.
+    let r = post(
+        &a,
+        Some(&m.cookie),
+        &format!("/sessions/{handle}/end"),
+        &format!("csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 403);
+    let r = post(
+        &a,
+        Some(&d.cookie),
+        &format!("/sessions/{handle}/end"),
+        &format!("csrf={}", d.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(get(&a, &m.cookie, "/api/version").status, 401);
+    assert_eq!(get(&a, &d.cookie, "/api/version").status, 200);
+}
+
+#[test]
+fn sign_in_names_posing_as_another_role_or_reversing_text_are_refused() {
+    let fx = fixture("names");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    for bad in [
+        "[075]导演A (director)",
+        "导演A",
+        "甲\u{202E}乙",
+        "名字很长很长很长很长很长很长很长很长",
+    ] {
+        let r = post(
+            &srv,
+            None,
+            "/login",
+            &format!("token={}&name={}", enc(MODERATOR), enc(bad)),
+            &[],
+        );
+        assert_eq!(r.status, 422, "{bad:?}: {r:?}");
+        assert!(r.header("set-cookie").is_none());
+        assert!(r.body.contains("名字"), "{}", r.body);
+    }
+}
+
+#[test]
+fn silent_half_open_connections_are_closed_and_do_not_starve_the_page() {
+    let fx = fixture("halfopen");
+    let text = std::fs::read_to_string(&fx.cfg)
+        .unwrap()
+        .replace("poll_secs = 1\n", "poll_secs = 1\nidle_secs = 1\n");
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let silent: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&srv.addr).unwrap())
+        .collect();
+    // Each is closed by the server: a read ends (EOF or reset) well before our deadline.
+    for mut c in silent {
+        c.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut b = [0u8; 16];
+        match c.read(&mut b) {
+            Ok(0) => {}
+            Err(e)
+                if e.kind() != std::io::ErrorKind::WouldBlock
+                    && e.kind() != std::io::ErrorKind::TimedOut => {}
+            other => panic!("a silent connection was held open: {other:?}"),
+        }
+    }
+    assert_eq!(http(&srv.addr, "GET", "/login", &[], "").status, 200);
+}
+
+#[test]
+fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
+    let fx = fixture("redcard");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let m = login(&srv, MODERATOR, "版主甲");
+    let d = login(&srv, DIRECTOR, "导演");
+    let id = xss_flag_id(&fx.cfg);
+    let path = format!("/flags/{id}/confirm");
+    // Red without confirming: a Chinese question with a confirming form; nothing changed.
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=red&csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 409);
+    assert!(
+        r.body.contains("罚下") && r.body.contains("name=\"sure\" value=\"1\""),
+        "{}",
+        r.body
+    );
+    assert_eq!(flag_status(&fx.cfg, id), "open");
+    // The page's script gets JSON.
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=red&csrf={}", m.csrf),
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 409);
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["confirm"], true);
+    // Confirmed: the card, and what it caused.
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=red&sure=1&csrf={}", m.csrf),
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let msg = v["message"].as_str().unwrap();
+    assert!(msg.contains("红牌") && msg.contains("子鼠 被罚下"), "{msg}");
+    let q = get(&srv, &m.cookie, "/part/flags").body;
+    assert!(
+        q.contains("被罚下"),
+        "the flag shows what the card caused: {q}"
+    );
+    // The director withdraws it: the flag can be decided again, from the page.
+    let c = bansha::config::Config::load(&fx.cfg).unwrap();
+    let card = bansha::store::Store::open(&c.db_path())
+        .unwrap()
+        .cards(&c.forum_key())
+        .unwrap()[0]
+        .id;
+    let r = post(
+        &srv,
+        Some(&d.cookie),
+        &format!("/cards/{card}/withdraw"),
+        &format!("csrf={}", d.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 303);
+    let q = get(&srv, &m.cookie, "/part/flags").body;
+    let flag = q.split(&format!("id=\"flag-{id}\"")).nth(1).unwrap();
+    let flag = flag.split("</article>").next().unwrap();
+    assert!(
+        flag.contains("data-card=\"blue\"") && flag.contains("已被 导演（导演） 撤销"),
+        "{flag}"
+    );
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=blue&csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(flag_status(&fx.cfg, id), "confirmed");
+    // Deciding it once more is refused in Chinese with a way back.
+    let r = post(
+        &srv,
+        Some(&m.cookie),
+        &path,
+        &format!("card=blue&csrf={}", m.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("已经处理过了") && r.body.contains("href=\"/flags\""));
+}
+
 #[test]
 fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_database() {
     let dir = scratch_dir("web-config");
@@ -722,6 +1022,10 @@ fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_
         (
             base.replace(MODERATOR, DIRECTOR),
             "serve.moderator_token: must differ",
+        ),
+        (
+            base.replace(DIRECTOR, "abababababababababab"),
+            "too predictable",
         ),
         // A valid config, but no database yet.
         (base.clone(), "no database yet"),
