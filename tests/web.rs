@@ -17,6 +17,9 @@ pub const DURING_DAY1: &str = "2026-03-03 12:00";
 pub const XSS: &str =
     "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\"> 你是傻逼";
 
+/// A post quoting an insult before making it: the flagged span is the second 傻逼.
+pub const QUOTED_INSULT: &str = "“傻逼”是他先说的，你才是傻逼";
+
 /// Seats and roles; no player's name contains a role or camp word, so a page that shows
 /// a role is caught by looking for the role's name.
 pub const SEATS: &[(&str, &str)] = &[
@@ -105,6 +108,7 @@ pub fn fixture(name: &str) -> Fixture {
             p(1, 8000, "导演", 1, "2026-03-02 09:00", "第一天讨论开始"),
             p(2, 8001, "子鼠", 100, "2026-03-02 10:00", XSS),
             p(3, 8002, "寅虎", 102, "2026-03-02 10:05", "我觉得丑牛可疑"),
+            p(4, 8003, "卯兔", 103, "2026-03-02 10:10", QUOTED_INSULT),
         ],
         &src(800),
     );
@@ -1286,6 +1290,17 @@ mod browser {
         out
     }
 
+    /// The text of the first element matching `css` ("" when there is none).
+    pub fn text_of(b: &Browser, css: &str) -> String {
+        b.js(&format!(
+            "var e=document.querySelector({});return e?e.textContent:''",
+            serde_json::to_string(css).unwrap()
+        ))
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    }
+
     fn ledger_blue(b: &Browser, player: &str) -> Option<u64> {
         b.js(&format!(
             "var r=document.querySelector('#ledger tr[data-player=\"{player}\"]');return r?+r.children[1].textContent:null"
@@ -1304,20 +1319,22 @@ mod browser {
         b.sign_in(&srv, MODERATOR, "版主甲");
         b.goto(&format!("http://{}/flags", srv.addr));
         assert_eq!(ledger_blue(&b, "子鼠"), None, "no card yet");
+        b.js("window.__same_page = 1; return 1");
         b.click(&format!("#flag-{id} button.confirm[data-card=blue]"));
-        // The page after the decision: the ledger row and the command's message.
-        let (blue, flash) = wait_for("the ledger row", Duration::from_secs(20), || {
-            let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
-            let flash = flash.as_str().unwrap_or("").to_string();
+        // Answered in place: the ledger row and the message in the flag, no reload.
+        let (blue, said) = wait_for("the ledger row", Duration::from_secs(20), || {
+            let said = text_of(&b, &format!("#flag-{id} .answer"));
             ledger_blue(&b, "子鼠")
-                .filter(|_| !flash.is_empty())
-                .map(|n| (n, flash))
+                .filter(|_| !said.is_empty())
+                .map(|n| (n, said))
         });
         assert_eq!(blue, 1);
         assert_eq!(flag_status(&fx.cfg, id), "confirmed");
-        assert!(
-            flash.contains("confirmed"),
-            "the command's message: {flash}"
+        assert!(said.contains("已确认") && said.contains("蓝牌"), "{said}");
+        assert_eq!(
+            b.js("return window.__same_page"),
+            1,
+            "the page was reloaded"
         );
         // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
         let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
@@ -1401,18 +1418,218 @@ mod browser {
             "return fetch('/flags/{id}/confirm',{{method:'POST',headers:{{'Content-Type':'application/x-www-form-urlencoded'}},body:'card=red'}}).then(function(r){{return r.status;}})"
         ));
         assert_eq!(code, 403);
-        // The page's own form with its token field removed.
+        // The page's own form with its token removed (the field and the page's copy).
         b.js(&format!(
-            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});return 1"
+            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});delete document.body.dataset.csrf;return 1"
         ));
         b.click(&format!("#flag-{id} button.dismiss"));
-        let body = wait_for("the refusal", Duration::from_secs(20), || {
-            let t = b.js("return document.body ? document.body.innerText : ''");
-            let t = t.as_str().unwrap_or("").to_string();
+        let said = wait_for("the refusal", Duration::from_secs(20), || {
+            let t = text_of(&b, &format!("#flag-{id} .answer"));
             t.contains("CSRF").then_some(t)
         });
-        assert!(body.contains("forbidden"), "{body}");
+        assert!(said.contains("拒绝"), "a Chinese refusal: {said}");
         assert_eq!(flag_status(&fx.cfg, id), "open", "nothing changed");
+    }
+
+    /// The two windows every page is tried in: a desktop, and a 390×844 phone.
+    const VIEWPORTS: [(u32, u32, &str); 2] = [(1280, 900, "desktop"), (390, 844, "phone")];
+
+    /// The page fits the window's width: nothing makes it scroll sideways.
+    fn assert_no_sideways_overflow(b: &Browser, what: &str) {
+        let v = b.js(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+        );
+        let (sw, cw) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+        assert!(sw <= cw + 1, "{what}: {sw} px wide in a {cw} px window");
+    }
+
+    /// On a phone: every visible button and checkbox is big enough to touch.
+    fn assert_touch_sized(b: &Browser, what: &str) {
+        let small = b.js(
+            "var out=[];document.querySelectorAll('main button, main input[type=checkbox]').forEach(function(e){var r=e.getBoundingClientRect();if(!r.width) return;var min=e.tagName==='INPUT'?24:44;if(r.height<min-0.5) out.push(e.tagName+' '+e.textContent+' '+r.height);});return out",
+        );
+        assert_eq!(small, json!([]), "{what}: controls too small to touch");
+    }
+
+    #[test]
+    fn browser_the_moderators_queue_on_a_desktop_and_a_phone() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-queue-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            let xss = xss_flag_id(&fx.cfg);
+            let quoted = {
+                let c = bansha::config::Config::load(&fx.cfg).unwrap();
+                let st = bansha::store::Store::open(&c.db_path()).unwrap();
+                st.flags(&c.forum_key())
+                    .unwrap()
+                    .into_iter()
+                    .find(|f| f.flag.pid == 8003)
+                    .expect("the quoted insult is flagged")
+                    .id
+            };
+            b.sign_in(&srv, MODERATOR, "版主甲");
+            b.goto(&format!("http://{}/flags", srv.addr));
+            // The flagged span is marked, not the quoted (first) occurrence.
+            let before_mark = b.js(&format!(
+                "var m=document.querySelector('#flag-{quoted} .post mark'),t='';for(var n=m.previousSibling;n;n=n.previousSibling)t=n.textContent+t;return t"
+            ));
+            assert_eq!(before_mark, "“傻逼”是他先说的，你才是", "{label}");
+            // In Chinese, with the thread, the day and the phrase the whitelist box names.
+            let text = b.js("return document.querySelector('main').innerText");
+            let text = text.as_str().unwrap();
+            for english in ["open", "confirmed", "insult", "moderator", "forbidden"] {
+                assert!(!text.contains(english), "{label}: `{english}` in:\n{text}");
+            }
+            let head = text_of(&b, &format!("#flag-{quoted} .fhead"));
+            assert!(
+                head.contains("第1天 讨论帖 4楼") && head.contains("待处理"),
+                "{head}"
+            );
+            let wl = text_of(&b, &format!("#flag-{quoted} label.wl"));
+            assert_eq!(wl, "本局不再标记「傻逼」");
+            // Keyboard: j goes to the first flag, again to the next.
+            b.type_into("body", "j");
+            let first = b.js("return document.activeElement.id");
+            b.type_into("body", "j");
+            let second = b.js("return document.activeElement.id");
+            assert_eq!(
+                (first, second),
+                (
+                    json!(format!("flag-{xss}")),
+                    json!(format!("flag-{quoted}"))
+                ),
+                "{label}"
+            );
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the queue on a phone");
+                assert_touch_sized(&b, "the queue on a phone");
+                let name_h = b.js(&format!(
+                    "var e=document.querySelector('#flag-{quoted} .author');return e.getBoundingClientRect().height/parseFloat(getComputedStyle(e).fontSize)"
+                ));
+                assert!(
+                    name_h.as_f64().unwrap_or(9.0) < 2.0,
+                    "a name wraps: {name_h}"
+                );
+            }
+            // A box ticked and the page's place survive another's decision arriving.
+            b.click(&format!("#flag-{quoted} label.wl input"));
+            // The reader is at the second flag (room below so the page can keep it there).
+            let top = format!(
+                "return Math.round(document.getElementById('flag-{quoted}').getBoundingClientRect().top)"
+            );
+            b.js(&format!(
+                "window.__same_page = 1; document.querySelector('main').style.paddingBottom='3000px'; document.getElementById('flag-{quoted}').scrollIntoView(); return 1"
+            ));
+            let y0 = b.js(&top);
+            let (code, out, err) = bansha(&[
+                "flags",
+                "--config",
+                fx.cfg.to_str().unwrap(),
+                "confirm",
+                &xss.to_string(),
+                "--by",
+                "版主乙 (moderator)",
+            ]);
+            assert_eq!(code, 0, "{out}{err}");
+            wait_for(
+                "the other moderator's decision on the page",
+                Duration::from_secs(20),
+                || {
+                    (b.js(&format!(
+                        "var a=document.getElementById('flag-{xss}');return a?a.dataset.open:''"
+                    )) == "false")
+                        .then_some(())
+                },
+            );
+            let kept = b.js(&format!(
+                "return [document.querySelector('#flag-{quoted} label.wl input').checked, window.__same_page]"
+            ));
+            assert_eq!(
+                kept,
+                json!([true, 1]),
+                "{label}: the box or the page was lost"
+            );
+            assert_eq!(b.js(&top), y0, "{label}: the reader's place moved");
+            // A red card asks first; 取消 leaves it open; 确定 answers in place with what
+            // the card caused.
+            b.click(&format!("#flag-{quoted} button[data-card=red]"));
+            let ask = text_of(&b, &format!("#flag-{quoted} .ask"));
+            assert!(ask.contains("罚下"), "{label}: {ask}");
+            b.click(&format!("#flag-{quoted} .ask button.no"));
+            assert_eq!(text_of(&b, &format!("#flag-{quoted} .ask")), "");
+            assert_eq!(flag_status(&fx.cfg, quoted), "open");
+            b.click(&format!("#flag-{quoted} button[data-card=red]"));
+            b.click(&format!("#flag-{quoted} .ask button.yes"));
+            let said = wait_for("the red card's answer", Duration::from_secs(20), || {
+                let t = text_of(&b, &format!("#flag-{quoted} .answer"));
+                (!t.is_empty()).then_some(t)
+            });
+            assert!(
+                said.contains("红牌") && said.contains("卯兔 被罚下"),
+                "{said}"
+            );
+            assert_eq!(flag_status(&fx.cfg, quoted), "confirmed");
+            assert_eq!(b.js("return window.__same_page"), 1);
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the queue and ledger on a phone");
+                let len = b.js("return document.documentElement.scrollHeight");
+                assert!(len.as_u64().unwrap() < 6000, "a {len} px page");
+            }
+        }
+    }
+
+    #[test]
+    fn browser_the_directors_day_on_a_desktop_and_a_phone() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-day-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            b.sign_in(&srv, DIRECTOR, "导演");
+            b.goto(&format!("http://{}/day?day=1", srv.addr));
+            let header = text_of(&b, "header");
+            assert!(header.contains("Asia/Shanghai"), "{header}");
+            assert!(!text_of(&b, "#last-sync").is_empty());
+            assert!(!text_of(&b, "#daemon").is_empty());
+            // The countdown to 关门 runs.
+            let c0 = text_of(&b, "#countdown");
+            assert!(c0.contains("小时"), "{c0}");
+            wait_for("the countdown to tick", Duration::from_secs(10), || {
+                (text_of(&b, "#countdown") != c0).then_some(())
+            });
+            // Before 关门 the activity is marked interim, its 公示 too.
+            assert!(text_of(&b, "#activity-interim").contains("暂定"));
+            let titles = b.js(
+                "return Array.prototype.map.call(document.querySelectorAll('#activity .bbhead span'),function(e){return e.textContent})",
+            );
+            assert_eq!(titles, json!(["发言统计公示（暂定）"]));
+            // What changed since a moment, and the 电梯楼.
+            assert!(text_of(&b, "#changes pre").contains("变动"));
+            b.type_into("#changes input[name=since]", "");
+            assert!(text_of(&b, "#elevator pre").contains("电梯"));
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the day on a phone");
+            }
+            // 局势 as an aligned table.
+            b.goto(&format!("http://{}/game", srv.addr));
+            let cells = b.js("return document.querySelectorAll('#state table.report td').length");
+            assert!(cells.as_u64().unwrap() > 12, "{cells}");
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the game on a phone");
+            }
+            // The server gone: the page says its data may be stale.
+            b.goto(&format!("http://{}/day?day=1", srv.addr));
+            drop(srv);
+            let live = wait_for("the stale mark", Duration::from_secs(20), || {
+                let t = text_of(&b, "#live");
+                t.contains("连不上").then_some(t)
+            });
+            assert!(live.contains("过时"), "{live}");
+        }
     }
 
     /// The test forum serving day 1's threads (the players as users), for the daemon.

@@ -125,6 +125,7 @@ mark{background:#ffe066;padding:0 .1em}
 .dismiss-form{margin-left:auto!important}
 .ask{background:#fff3f3;border:1px solid #b00020;border-radius:4px;padding:.5em;margin:.4em 0}
 .ask p{margin:0 0 .5em}
+div.aligned p{margin:.4em 0 .2em;font-weight:bold}table.report td{white-space:nowrap}
 dl.status{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:0}dl.status dt{color:#555}dl.status dd{margin:0}
 .days a{margin-right:.6em;white-space:nowrap}
 label.wl{display:inline-flex;align-items:center;gap:.3em}
@@ -216,7 +217,7 @@ document.addEventListener('keydown',function(e){
 });
 // Countdown to 关门, from the server's seconds left.
 var cd=document.getElementById('countdown'), t0=Date.now();
-function fmt(s){s=Math.max(0,s|0);var h=(s/3600)|0,m=((s%3600)/60)|0;return h?h+'小时'+m+'分':(m?m+'分'+(s%60)+'秒':s+'秒');}
+function fmt(s){s=Math.max(0,s|0);var h=(s/3600)|0,m=((s%3600)/60)|0;return (h?h+'小时':'')+(h||m?m+'分':'')+(s%60)+'秒';}
 function tick(){if(!cd||!cd.isConnected){cd=document.getElementById('countdown');t0=Date.now();if(!cd)return;}
   cd.textContent=fmt(+cd.dataset.left-(Date.now()-t0)/1000);}
 setInterval(tick,1000);
@@ -230,6 +231,10 @@ function keep(s){
   s.querySelectorAll('input[type=checkbox]:checked').forEach(function(i){st.checked.push(i.closest('form').action+' '+i.name);});
   s.querySelectorAll('input[type=text]').forEach(function(i){st.values[i.name]=i.value;});
   var f=document.activeElement; if(f&&s.contains(f)){var a=f.closest('[id]');st.focus={id:a&&a.id,tag:f.tagName,text:f.textContent};}
+  // The reader's place: the first flag or section still in view, and where it is.
+  [document.querySelectorAll('article.flag[id]'),document.querySelectorAll('section[id]')].some(function(els){
+    for(var i=0;i<els.length;i++){var r=els[i].getBoundingClientRect(); if(r.bottom>48){st.anchor={id:els[i].id,top:r.top};return true;}}
+    return false;});
   return st;
 }
 function restore(s,st){
@@ -239,7 +244,9 @@ function restore(s,st){
   s.querySelectorAll('input[type=text]').forEach(function(i){if(i.name in st.values) i.value=st.values[i.name];});
   if(st.focus&&st.focus.id){var a=document.getElementById(st.focus.id);if(a){var el=a;a.querySelectorAll(st.focus.tag).forEach(function(x){if(x.textContent===st.focus.text) el=x;});el.focus({preventScroll:true});}}
   if(cur){var c=document.getElementById(cur);if(c)c.classList.add('current');}
-  paint(s); window.scrollTo(0,st.scroll);
+  paint(s);
+  var an=st.anchor&&document.getElementById(st.anchor.id);
+  if(an) window.scrollBy(0,an.getBoundingClientRect().top-st.anchor.top); else window.scrollTo(0,st.scroll);
 }
 function refresh(){
   var jobs=[];

@@ -146,12 +146,15 @@ fn cli_err(e: CliError) -> String {
     zh_error(e.message())
 }
 
+/// The note a section shows in a game whose players have no roles yet (the night engine
+/// and the roster need them): not an error, the game is just not set up that far.
+pub const NO_ROLES: &str = "本局还没有配置角色（[[player]] 的 role），这里暂时没有内容。";
+
 pub fn zh_error(m: &str) -> String {
-    let known: [(&str, &str); 4] = [
-        (
-            "role",
-            "本局还没有配置角色（[[player]] 的 role），这里暂时没有内容。",
-        ),
+    if m.contains("has no role") {
+        return NO_ROLES.to_string();
+    }
+    let known: [(&str, &str); 3] = [
         ("no [[player]]", "本局还没有配置玩家（[[player]]）。"),
         (
             "not synced",
@@ -185,7 +188,13 @@ pub fn render(part: Part, c: &Ctx<'_>, day: Option<u32>) -> String {
         Part::Nights => nights(c, true),
         Part::NightsPublic => nights(c, false),
     };
-    r.unwrap_or_else(|e| error_box(&e))
+    r.unwrap_or_else(|e| {
+        if e == NO_ROLES {
+            format!("<p class=\"muted\" id=\"no-roles\">{}</p>", esc(&e))
+        } else {
+            error_box(&e)
+        }
+    })
 }
 
 /// When day `n` closes (关门): its vote's close, else its `closes`.
@@ -769,7 +778,7 @@ fn state(c: &Ctx<'_>, format: Format) -> Result<String, String> {
     let out = crate::cli::night::state_report(c.cfg, c.store, None, format).map_err(cli_err)?;
     Ok(match format {
         Format::Bbcode => copy_block("局势公示", &out),
-        _ => pre(&out),
+        _ => aligned(&out),
     })
 }
 
@@ -967,4 +976,46 @@ fn sessions(c: &Ctx<'_>) -> String {
     }
     s.push_str("</table><p class=\"muted\">令牌泄露时：换掉 [serve] 里的令牌并重启 bansha serve，所有登录都会失效。</p>");
     scroll_table(&s)
+}
+
+/// A text report whose columns are padded with spaces, as tables: runs of two or more
+/// spaces separate cells, so the columns line up whatever the font does with CJK widths.
+/// Lines without columns stay paragraphs.
+pub fn aligned(text: &str) -> String {
+    let cells = |l: &str| -> Vec<String> {
+        l.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut s = String::from("<div class=\"aligned\">");
+    let mut in_table = false;
+    for line in text.lines() {
+        let c = cells(line);
+        if c.len() >= 2 {
+            if !in_table {
+                s.push_str("<div class=\"scroll\"><table class=\"report\">");
+                in_table = true;
+            }
+            s.push_str("<tr>");
+            for cell in c {
+                let _ = write!(s, "<td>{}</td>", esc(&cell));
+            }
+            s.push_str("</tr>");
+        } else {
+            if in_table {
+                s.push_str("</table></div>");
+                in_table = false;
+            }
+            if !line.trim().is_empty() {
+                let _ = write!(s, "<p>{}</p>", esc(line.trim()));
+            }
+        }
+    }
+    if in_table {
+        s.push_str("</table></div>");
+    }
+    s.push_str("</div>");
+    s
 }
