@@ -1608,8 +1608,7 @@ mod browser {
             );
             assert_eq!(titles, json!(["发言统计公示（暂定）"]));
             // What changed since a moment, and the 电梯楼.
-            assert!(text_of(&b, "#changes pre").contains("变动"));
-            b.type_into("#changes input[name=since]", "");
+            assert!(text_of(&b, "#changes summary").contains("变动"));
             assert!(text_of(&b, "#elevator pre").contains("电梯"));
             if label == "phone" {
                 assert_no_sideways_overflow(&b, "the day on a phone");
@@ -1866,21 +1865,32 @@ mod browser {
             "2026-03-05 21:30",
         ]);
         assert_eq!(code, 0, "{out}\n{err}");
-        let srv = Server::start(&cfg, "2026-03-05 22:00", &[]);
+        // Day 2 extended to 23:00 (延时), so at 22:05 it is still open: the interim marks
+        // and the countdown show, and the data synced at 22:00 is fresh.
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "closes = \"2026-03-05 21:00\"",
+            "closes = \"2026-03-05 23:00\"",
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let srv = Server::start(&cfg, "2026-03-05 22:05", &[]);
         let docs = if std::env::var_os("BANSHA_WRITE_SCREENSHOTS").is_some() {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs")
         } else {
             dir.join("shots")
         };
         std::fs::create_dir_all(&docs).unwrap();
-        let shot = |path: &str, file: &str| {
+        // `then` runs in the page before the picture (e.g. opening a confirmation).
+        let shot = |path: &str, file: &str, width: u32, then: &str| {
             b.cmd(
                 "POST",
                 "/window/rect",
-                json!({"width": 1280, "height": 1000}),
+                json!({"width": width, "height": 844}),
             );
             b.goto(&format!("http://{}{path}", srv.addr));
-            b.fit_height(1280);
+            if !then.is_empty() {
+                b.js(then);
+            }
+            b.fit_height(width);
             let png = b.screenshot();
             assert!(png.starts_with(b"\x89PNG"), "{file}: not a PNG");
             // A rendered view, not a blank or error page: the app's own header is there.
@@ -1891,17 +1901,20 @@ mod browser {
             );
             std::fs::write(docs.join(file), png).unwrap();
         };
+        let ask_red = "var b=document.querySelector('article.flag[data-open=true] button[data-card=red]'); if(b) b.click(); return 1";
         b.sign_in(&srv, DIRECTOR, "导演A");
-        shot("/day?day=2", "web-day.png");
-        shot("/game", "web-game.png");
+        shot("/day?day=2", "web-day.png", 1280, "");
+        shot("/day?day=2", "web-day-phone.png", 390, "");
+        shot("/game", "web-game.png", 1280, "");
         b.goto(&format!("http://{}/day", srv.addr));
         b.js("document.querySelector('header form').submit(); return 1");
         wait_for("the login page", Duration::from_secs(20), || {
             (b.js("return location.pathname") == "/login").then_some(())
         });
         b.sign_in(&srv, MODERATOR, "版主甲");
-        shot("/flags", "web-flags.png");
-        shot("/game", "web-game-moderator.png");
+        shot("/flags", "web-flags.png", 1280, ask_red);
+        shot("/flags", "web-flags-phone.png", 390, ask_red);
+        shot("/game", "web-game-moderator.png", 1280, "");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

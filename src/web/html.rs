@@ -149,7 +149,7 @@ input[type=checkbox]{width:1.2em;height:1.2em}
 /// section only when its HTML changed, keeping what the reader opened, ticked, focused
 /// and where they are.
 const SCRIPT: &str = r#"(function(){
-var body=document.body, ms=(+body.dataset.poll||3)*1000, ver=body.dataset.version, csrf=body.dataset.csrf;
+var body=document.body, ms=(+body.dataset.poll||3)*1000, ver=body.dataset.version;
 var live=document.getElementById('live');
 function say(t,bad){if(live){live.textContent=t;live.className=bad?'bad':'muted';}}
 function paint(root){(root||document).querySelectorAll('[data-colour]').forEach(function(e){
@@ -171,7 +171,7 @@ function show(form,msg,bad){
 function send(form,sure){
   var data=new URLSearchParams(new FormData(form));if(sure) data.set('sure','1');
   form.querySelectorAll('button').forEach(function(b){b.disabled=true;});
-  return fetch(form.action,{method:'POST',credentials:'same-origin',headers:{'Accept':'application/json','X-CSRF-Token':csrf},body:data})
+  return fetch(form.action,{method:'POST',credentials:'same-origin',headers:{'Accept':'application/json','X-CSRF-Token':body.dataset.csrf||''},body:data})
    .then(function(r){return r.json().catch(function(){return {ok:false,message:'出错了（'+r.status+'）'};});})
    .then(function(j){
      form.querySelectorAll('button').forEach(function(b){b.disabled=false;});

@@ -936,10 +936,13 @@ fn changes(c: &Ctx<'_>) -> Result<String, String> {
         .get("day")
         .map(|d| format!("<input type=\"hidden\" name=\"day\" value=\"{}\">", esc(d)))
         .unwrap_or_default();
+    // The first line says how many; the list itself is folded (it can be long).
+    let (head, rest) = text.split_once('\n').unwrap_or((text.as_str(), ""));
     Ok(format!(
-        "<form method=\"get\" action=\"/day\" class=\"since\">{day}<label>自 <input type=\"text\" name=\"since\" value=\"{}\" size=\"16\" inputmode=\"numeric\"></label> <button type=\"submit\">查看变化</button></form>{}",
+        "<form method=\"get\" action=\"/day\" class=\"since\">{day}<label>自 <input type=\"text\" name=\"since\" value=\"{}\" size=\"16\" inputmode=\"numeric\"></label> <button type=\"submit\">查看变化</button></form><details id=\"changes-list\"><summary>{}</summary>{}</details>",
         esc(&cfg.fmt_time(since)),
-        pre(&text)
+        esc(head),
+        pre(rest)
     ))
 }
 
@@ -947,9 +950,13 @@ fn changes(c: &Ctx<'_>) -> Result<String, String> {
 fn elevator(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
     let day = the_day(c, day)?;
     let e = crate::cli::activity::stored_elevator(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
-    Ok(copy_block(
-        &format!("第{day}天 电梯楼"),
-        &crate::activity::render::elevator_bbcode(c.cfg, &e),
+    Ok(format!(
+        "<details id=\"elevator-block\"><summary>第{day}天 电梯楼：{} 人（展开复制）</summary>{}</details>",
+        e.entries.len(),
+        copy_block(
+            &format!("第{day}天 电梯楼"),
+            &crate::activity::render::elevator_bbcode(c.cfg, &e),
+        )
     ))
 }
 
