@@ -1002,6 +1002,102 @@ fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
 }
 
 #[test]
+fn the_days_fixed_activity_cards_are_confirmed_from_the_page_after_closing_once() {
+    let fx = fixture("fixedcards");
+    let count = || {
+        let c = bansha::config::Config::load(&fx.cfg).unwrap();
+        let s = bansha::store::Store::open(&c.db_path()).unwrap();
+        s.cards(&c.forum_key())
+            .unwrap()
+            .iter()
+            .filter(|k| k.category.starts_with("activity:"))
+            .count()
+    };
+    // Before 关门 the report is interim: refused, nothing given.
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let d = login(&srv, DIRECTOR, "导演");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    assert!(
+        act.contains("关门后才能确认") && !act.contains("give-cards"),
+        "{act}"
+    );
+    let r = post(
+        &srv,
+        Some(&d.cookie),
+        "/activity/1/cards",
+        &format!("csrf={}", d.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("还没有关门"), "{}", r.body);
+    assert_eq!(count(), 0);
+    drop(srv);
+    // After 关门: the button names the cards; pressing it gives them, once.
+    let srv = Server::start(&fx.cfg, "2026-03-04 10:00", &[]);
+    let d = login(&srv, DIRECTOR, "导演");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    let n: usize = act
+        .split("确认第1天的固定判罚（")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a button naming the cards: {act}"));
+    assert!(n > 0);
+    let r = post(
+        &srv,
+        Some(&d.cookie),
+        "/activity/1/cards",
+        &format!("csrf={}", d.csrf),
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.body.contains(&format!("{n} 张")), "{}", r.body);
+    assert_eq!(count(), n);
+    let r = post(
+        &srv,
+        Some(&d.cookie),
+        "/activity/1/cards",
+        &format!("csrf={}", d.csrf),
+        &[],
+    );
+    assert_eq!(r.status, 303);
+    assert_eq!(count(), n, "given twice");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    assert!(act.contains("没有待确认的固定判罚"), "{act}");
+}
+
+#[test]
+fn a_game_without_roles_says_so_in_chinese_not_as_an_error() {
+    let fx = fixture("noroles");
+    let text = std::fs::read_to_string(&fx.cfg).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("role = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    for (token, parts) in [
+        (MODERATOR, &["state-public", "nights-public"][..]),
+        (
+            DIRECTOR,
+            &["state", "state-public", "nights", "nights-public"][..],
+        ),
+    ] {
+        let s = login(&srv, token, "");
+        for part in parts {
+            let b = get(&srv, &s.cookie, &format!("/part/{part}")).body;
+            assert!(
+                b.contains("本局还没有配置角色")
+                    && !b.contains("class=\"error\"")
+                    && !b.contains("has no role"),
+                "{part}: {b}"
+            );
+        }
+    }
+}
+
+#[test]
 fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_database() {
     let dir = scratch_dir("web-config");
     let cfg = dir.join("game.toml");

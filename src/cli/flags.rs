@@ -661,42 +661,97 @@ fn cards_from_activity(
         ));
     }
     let v: Value = serde_json::from_slice(&out.stdout).map_err(CliError::runtime)?;
-    let forum = g.cfg.forum_key();
-    let existing = g.store.cards(&forum).map_err(CliError::runtime)?;
-    let mut added = 0;
+    let mut cards = Vec::new();
     for p in v["players"].as_array().into_iter().flatten() {
-        let name = p["name"].as_str().unwrap_or_default();
         for viol in p["violations"].as_array().into_iter().flatten() {
-            let rule = viol["rule"].as_str().unwrap_or_default();
-            if rule == "zombie-post" {
-                continue;
-            }
             let Some(card) = viol["card"].as_str().and_then(Card::parse) else {
                 continue;
             };
-            let category = format!("activity:{rule}:day{day}");
-            if existing
-                .iter()
-                .any(|c| c.player == name && c.category == category && c.withdrawn_at.is_none())
-            {
-                continue;
-            }
-            let clause = viol["clause"].as_str().unwrap_or_default();
-            let id = g
-                .store
-                .add_card(&forum, name, card.as_str(), &category, clause, by, at)
-                .map_err(CliError::runtime)?;
-            println!(
-                "card {id}: {} for {name} ({rule}, day {day})",
-                card.chinese()
-            );
-            added += 1;
+            cards.push(ActivityCard {
+                player: p["name"].as_str().unwrap_or_default().to_string(),
+                rule: viol["rule"].as_str().unwrap_or_default().to_string(),
+                card,
+                clause: viol["clause"].as_str().unwrap_or_default().to_string(),
+            });
         }
     }
-    if added == 0 {
+    let lines = give_activity_cards(&g.cfg, &mut g.store, &cards, day, by, at)?;
+    for l in &lines {
+        println!("{l}");
+    }
+    if lines.is_empty() {
         println!("day {day}: no new fixed-card violations");
     }
     Ok(())
+}
+
+/// A fixed card a day's activity report names.
+pub(crate) struct ActivityCard {
+    pub player: String,
+    /// The violation's rule, as the JSON names it (`few-posts`…).
+    pub rule: String,
+    pub card: Card,
+    pub clause: String,
+}
+
+fn activity_category(rule: &str, day: u32) -> String {
+    format!("activity:{rule}:day{day}")
+}
+
+/// The day's fixed activity cards not given yet: 诈尸 is left to its flag; a card already
+/// given and not withdrawn is not given twice. Shared with the web page.
+pub(crate) fn pending_activity_cards<'a>(
+    cfg: &Config,
+    store: &Store,
+    cards: &'a [ActivityCard],
+    day: u32,
+) -> Result<Vec<&'a ActivityCard>, CliError> {
+    let existing = store.cards(&cfg.forum_key()).map_err(CliError::runtime)?;
+    Ok(cards
+        .iter()
+        .filter(|c| c.rule != "zombie-post")
+        .filter(|c| {
+            let category = activity_category(&c.rule, day);
+            !existing
+                .iter()
+                .any(|e| e.player == c.player && e.category == category && e.withdrawn_at.is_none())
+        })
+        .collect())
+}
+
+/// Give the day's fixed activity cards not given yet. Returns one line per card given.
+/// Shared with the web page.
+pub(crate) fn give_activity_cards(
+    cfg: &Config,
+    store: &mut Store,
+    cards: &[ActivityCard],
+    day: u32,
+    by: &str,
+    at: Timestamp,
+) -> Result<Vec<String>, CliError> {
+    let forum = cfg.forum_key();
+    let mut lines = Vec::new();
+    for c in pending_activity_cards(cfg, store, cards, day)? {
+        let category = activity_category(&c.rule, day);
+        let id = store
+            .add_card(
+                &forum,
+                &c.player,
+                c.card.as_str(),
+                &category,
+                &c.clause,
+                by,
+                at,
+            )
+            .map_err(CliError::runtime)?;
+        lines.push(format!(
+            "card {id}: {} for {} ({}, day {day})",
+            c.card.chinese(),
+            c.player,
+            c.rule
+        ));
+    }
+    Ok(lines)
 }
 
 /// The ledger as JSON, text and BBCode (the 判罚公示). Shared with the web page.

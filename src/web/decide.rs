@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::routes::post_session;
+use super::views;
 use super::*;
 use crate::moderation::{Card, Category};
 use crate::store::FlagRow;
@@ -375,4 +376,47 @@ pub(super) async fn session_end(
             back: "/game#sessions".into(),
         })
     })
+}
+
+/// The day's fixed activity cards (潜水 → 黄牌…), given after 关门, once: what `bansha
+/// cards from-activity --day N` does.
+pub(super) async fn activity_cards(
+    State(app): AppState,
+    headers: HeaderMap,
+    UrlPath(day): UrlPath<u32>,
+    body: String,
+) -> Response {
+    decision(
+        &app,
+        &headers,
+        &body,
+        false,
+        |cfg, rules, store, sess, _| {
+            let now = app.clock.now();
+            if views::day_closes(cfg, day).is_none_or(|t| now < t) {
+                return Err(Refused::conflict(format!(
+                    "第{day}天还没有关门：发言统计是暂定的，关门后再确认。什么也没有改。"
+                )));
+            }
+            let r = crate::cli::activity::stored_activity(cfg, rules, store, day)
+                .map_err(|e| Refused::conflict(views::zh_error(e.message())))?;
+            let cards = views::activity_cards(&r);
+            let given =
+                crate::cli::flags::give_activity_cards(cfg, store, &cards, day, &sess.by(), now)
+                    .map_err(|e| Refused::conflict(views::zh_error(e.message())))?;
+            let msg = if given.is_empty() {
+                format!("第{day}天没有新的固定判罚。")
+            } else {
+                format!(
+                    "第{day}天的固定判罚已确认：{} 张（{}）。",
+                    given.len(),
+                    sess.who()
+                )
+            };
+            Ok(Done {
+                msg,
+                back: format!("/day?day={day}#activity"),
+            })
+        },
+    )
 }

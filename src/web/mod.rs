@@ -352,6 +352,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/flags/{id}/dismiss", post(decide::flag_dismiss))
         .route("/cards/{id}/withdraw", post(decide::card_withdraw))
         .route("/sessions/{handle}/end", post(decide::session_end))
+        .route("/activity/{day}/cards", post(decide::activity_cards))
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
             check_host,

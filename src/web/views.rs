@@ -353,6 +353,7 @@ fn activity(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
         );
     }
     s.push_str("</table></div>");
+    s.push_str(&fixed_cards(c, day, &r, interim)?);
     let title = if interim {
         "发言统计公示（暂定）"
     } else {
@@ -1025,4 +1026,63 @@ pub fn aligned(text: &str) -> String {
     }
     s.push_str("</div>");
     s
+}
+
+/// The fixed cards a day's activity report names (潜水 → 黄牌…), as the ledger takes them.
+pub(crate) fn activity_cards(
+    r: &crate::activity::ActivityReport,
+) -> Vec<crate::cli::flags::ActivityCard> {
+    r.players
+        .iter()
+        .flat_map(|p| {
+            p.violations.iter().filter_map(move |v| {
+                Some(crate::cli::flags::ActivityCard {
+                    player: p.name.clone(),
+                    rule: v.rule.as_str().to_string(),
+                    card: Card::parse(v.card.as_str())?,
+                    clause: v.clause.clone(),
+                })
+            })
+        })
+        .collect()
+}
+
+/// After 关门: the day's fixed cards not given yet, and the button that gives them (what
+/// `bansha cards from-activity --day N` does). Before 关门 the report is not final.
+fn fixed_cards(
+    c: &Ctx<'_>,
+    day: u32,
+    r: &crate::activity::ActivityReport,
+    interim: bool,
+) -> Result<String, String> {
+    let all = activity_cards(r);
+    let pending =
+        crate::cli::flags::pending_activity_cards(c.cfg, c.store, &all, day).map_err(cli_err)?;
+    let mut s = String::from("<h3>固定判罚</h3>");
+    if pending.is_empty() {
+        s.push_str("<p class=\"muted\" id=\"fixed-cards\">没有待确认的固定判罚。</p>");
+        return Ok(s);
+    }
+    let list: Vec<String> = pending
+        .iter()
+        .map(|k| format!("{} {}", esc(&k.player), k.card.chinese()))
+        .collect();
+    let _ = write!(
+        s,
+        "<p id=\"fixed-cards\">待确认 {} 张：{}</p>",
+        pending.len(),
+        list.join("、")
+    );
+    if interim {
+        s.push_str("<p class=\"interim\">关门后才能确认（现在的统计是暂定的）。</p>");
+    } else {
+        let _ = write!(
+            s,
+            "<form method=\"post\" action=\"/activity/{day}/cards\" class=\"decide\" data-confirm=\"按第{day}天的发言统计给出这 {} 张牌？\"><input type=\"hidden\" name=\"csrf\" value=\"{}\"><button type=\"submit\" class=\"confirm give-cards\">确认第{day}天的固定判罚（{} 张）</button></form><p class=\"answer\" role=\"status\"></p>",
+            pending.len(),
+            esc(c.csrf),
+            pending.len()
+        );
+    }
+    Ok(s)
 }
