@@ -103,7 +103,7 @@ fn decision(
     let f = form(body);
     let (id, sess) = match post_session(app, headers, &f) {
         Ok(x) => x,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     if director_only && sess.role != Role::Director {
         return refuse(

@@ -123,7 +123,7 @@ fn at_secs(now: Timestamp, why: Limited) -> i64 {
 pub(super) async fn logout(State(app): AppState, headers: HeaderMap, body: String) -> Response {
     let (id, _) = match post_session(&app, &headers, &form(&body)) {
         Ok(x) => x,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     if let Ok(mut m) = app.sessions.lock() {
         m.remove(&id);
@@ -142,22 +142,22 @@ pub(super) fn post_session(
     app: &App,
     headers: &HeaderMap,
     f: &HashMap<String, String>,
-) -> Result<(String, Session), Response> {
+) -> Result<(String, Session), Box<Response>> {
     if !app.same_origin(headers) {
-        return Err(refuse(
+        return Err(Box::new(refuse(
             headers,
             StatusCode::FORBIDDEN,
             "拒绝：这个请求来自别的网站，什么也没有改。",
             "/flags",
-        ));
+        )));
     }
     let Some((id, s)) = app.session(headers) else {
-        return Err(refuse(
+        return Err(Box::new(refuse(
             headers,
             StatusCode::FORBIDDEN,
             "拒绝：没有登录，或登录已过期、已被导演结束。什么也没有改。",
             "/login",
-        ));
+        )));
     };
     let given = f.get("csrf").cloned().or_else(|| {
         headers
@@ -169,12 +169,12 @@ pub(super) fn post_session(
         Some(t) if ct_eq(t.as_bytes(), s.csrf.as_bytes()) => Ok((id, s)),
         _ => {
             tracing::warn!("web: a POST without a valid CSRF token was refused");
-            Err(refuse(
+            Err(Box::new(refuse(
                 headers,
                 StatusCode::FORBIDDEN,
                 "拒绝：缺少或错误的表单校验码（CSRF）。请回到页面重新操作；什么也没有改。",
                 "/flags",
-            ))
+            )))
         }
     }
 }
