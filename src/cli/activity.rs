@@ -116,15 +116,20 @@ const ACTIVITY_THREADS: [crate::config::ThreadKind; 3] = [
     crate::config::ThreadKind::Process,
 ];
 
-fn report_of(l: &Loaded, day: u32) -> Result<activity::ActivityReport, CliError> {
-    let voted = voted(l, day);
-    let g = Game {
+/// The activity rules' view of a loaded game, with who voted.
+fn game<'a>(l: &'a Loaded, voted: &'a BTreeMap<u32, BTreeSet<String>>) -> Game<'a> {
+    Game {
         cfg: &l.cfg,
         rules: &l.rules.activity,
         roster: &l.roster,
         posts: &l.posts,
-        voted: &voted,
-    };
+        voted,
+    }
+}
+
+fn report_of(l: &Loaded, day: u32) -> Result<activity::ActivityReport, CliError> {
+    let voted = voted(l, day);
+    let g = game(l, &voted);
     activity::report(&g, day).map_err(CliError::input)
 }
 
@@ -136,10 +141,21 @@ pub(crate) fn stored_activity(
     store: &crate::store::Store,
     day: u32,
 ) -> Result<activity::ActivityReport, CliError> {
+    let l = load_stored(cfg, rules, store, day, &ACTIVITY_THREADS)?;
+    report_of(&l, day)
+}
+
+/// What a report of `day` reads from an open store: the day checked first.
+fn load_stored(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    day: u32,
+    kinds: &[crate::config::ThreadKind],
+) -> Result<Loaded, CliError> {
     activity::day_window(cfg, &rules.activity, day).map_err(CliError::input)?;
     guard::require_players(cfg)?;
-    let l = load_from(cfg.clone(), rules.clone(), store, day, &ACTIVITY_THREADS)?;
-    report_of(&l, day)
+    load_from(cfg.clone(), rules.clone(), store, day, kinds)
 }
 
 /// The day's 电梯楼 from the store (what `bansha elevator` prints, and the web page shows).
@@ -149,23 +165,20 @@ pub(crate) fn stored_elevator(
     store: &crate::store::Store,
     day: u32,
 ) -> Result<activity::Elevator, CliError> {
-    activity::day_window(cfg, &rules.activity, day).map_err(CliError::input)?;
-    guard::require_players(cfg)?;
-    let l = load_from(
-        cfg.clone(),
-        rules.clone(),
+    let l = load_stored(
+        cfg,
+        rules,
         store,
         day,
         &[crate::config::ThreadKind::Discussion],
     )?;
+    elevator_of(&l, day)
+}
+
+/// The 电梯楼 of `day` (no ballots needed: the 电梯 counts posts).
+fn elevator_of(l: &Loaded, day: u32) -> Result<activity::Elevator, CliError> {
     let voted = BTreeMap::new();
-    let g = Game {
-        cfg: &l.cfg,
-        rules: &l.rules.activity,
-        roster: &l.roster,
-        posts: &l.posts,
-        voted: &voted,
-    };
+    let g = game(l, &voted);
     activity::elevator(&g, day).map_err(CliError::input)
 }
 
@@ -184,15 +197,7 @@ pub fn run_activity(a: &DayArgs) -> CliResult {
 pub fn run_elevator(a: &DayArgs) -> CliResult {
     // The 电梯 links to the 讨论帖 and counts its posts.
     let l = load(a, &[crate::config::ThreadKind::Discussion])?;
-    let voted = BTreeMap::new();
-    let g = Game {
-        cfg: &l.cfg,
-        rules: &l.rules.activity,
-        roster: &l.roster,
-        posts: &l.posts,
-        voted: &voted,
-    };
-    let e = activity::elevator(&g, a.day).map_err(CliError::input)?;
+    let e = elevator_of(&l, a.day)?;
     for en in e.entries.iter().filter(|en| en.uid.is_none()) {
         eprintln!(
             "{}: `{}` has no uid in the config and no stored post carries one; the 电梯 has no link for them (add `uid = …` to their [[player]])",

@@ -242,42 +242,26 @@ fn render_page(app: &App, headers: &HeaderMap, uri: &Uri, page: &'static str) ->
     if page == "day" {
         content.push_str(&html::day_nav(&cfg, day));
     }
-    {
-        let Ok(store) = app.store.lock() else {
-            return plain(StatusCode::INTERNAL_SERVER_ERROR, "store lock poisoned");
-        };
-        let sessions = app
-            .sessions
-            .lock()
-            .map(|mut s| s.list(now))
-            .unwrap_or_default();
-        let ctx = Ctx {
-            cfg: &cfg,
-            rules: &rules,
-            store: &store,
-            now,
-            role: sess.role,
-            csrf: &sess.csrf,
-            query: &q,
-            sessions: &sessions,
-            me: &sess.handle,
-        };
+    let rendered = with_ctx(app, &sess, &cfg, &rules, &q, now, |ctx| {
+        let mut content = String::new();
         for row in page_parts(page, sess.role) {
             if row.len() > 1 {
                 content.push_str("<div class=\"cols\">");
             }
             for &p in &row {
-                let mut src = format!("/part/{}", p.name());
-                if let Some(d) = day {
-                    src.push_str(&format!("?day={d}"));
-                }
-                let inner = views::render(p, &ctx, day);
+                let src = format!("/part/{}{}", p.name(), part_query(day, &q));
+                let inner = views::render(p, ctx, day);
                 content.push_str(&html::live_section(p.name(), p.title(), &src, &inner));
             }
             if row.len() > 1 {
                 content.push_str("</div>");
             }
         }
+        content
+    });
+    match rendered {
+        Ok(c) => content.push_str(&c),
+        Err(r) => return r,
     }
     let title = match page {
         "day" => "今日",
@@ -343,26 +327,61 @@ pub(super) async fn part(
     let now = app.clock.now();
     let q = query(&uri);
     let day = q.get("day").and_then(|d| d.parse().ok());
+    match with_ctx(&app, &sess, &cfg, &rules, &q, now, |ctx| {
+        views::render(p, ctx, day)
+    }) {
+        Ok(html) => fragment(StatusCode::OK, html),
+        Err(r) => r,
+    }
+}
+
+/// The query a section is fetched again with: the page's day and `since`.
+fn part_query(day: Option<u32>, q: &HashMap<String, String>) -> String {
+    let mut params = form_urlencoded::Serializer::new(String::new());
+    if let Some(d) = day {
+        params.append_pair("day", &d.to_string());
+    }
+    if let Some(s) = q.get("since") {
+        params.append_pair("since", s);
+    }
+    let p = params.finish();
+    if p.is_empty() { p } else { format!("?{p}") }
+}
+
+/// Run `f` with what a section is computed from: the store (locked), the session's role
+/// and CSRF token, the page's query, the live sessions.
+fn with_ctx<R>(
+    app: &App,
+    sess: &Session,
+    cfg: &Config,
+    rules: &RuleSet,
+    q: &HashMap<String, String>,
+    now: Timestamp,
+    f: impl FnOnce(&Ctx<'_>) -> R,
+) -> Result<R, Response> {
     let sessions = app
         .sessions
         .lock()
         .map(|mut s| s.list(now))
         .unwrap_or_default();
     let Ok(store) = app.store.lock() else {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, "store lock poisoned");
+        return Err(plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "store lock poisoned",
+        ));
     };
     let ctx = Ctx {
-        cfg: &cfg,
-        rules: &rules,
+        cfg,
+        rules,
         store: &store,
         now,
         role: sess.role,
         csrf: &sess.csrf,
-        query: &q,
+        query: q,
         sessions: &sessions,
         me: &sess.handle,
     };
-    fragment(StatusCode::OK, views::render(p, &ctx, day))
+    Ok(f(&ctx))
 }
 
 pub(super) async fn version(State(app): AppState, headers: HeaderMap) -> Response {
