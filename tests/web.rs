@@ -391,6 +391,17 @@ fn post(
     http(&srv.addr, "POST", path, &h, body)
 }
 
+/// A POST of a signed-in session with its CSRF token after `body` (`card=red&` or "").
+fn act_as(srv: &Server, s: &Session, path: &str, body: &str, extra: &[(&str, &str)]) -> Resp {
+    post(
+        srv,
+        Some(&s.cookie),
+        path,
+        &format!("{body}csrf={}", s.csrf),
+        extra,
+    )
+}
+
 fn flag_status(cfg: &Path, id: i64) -> String {
     let c = bansha::config::Config::load(cfg).unwrap();
     let s = bansha::store::Store::open(&c.db_path()).unwrap();
@@ -470,13 +481,7 @@ fn sign_in_sets_an_httponly_strict_cookie_and_tokens_stay_out_of_urls_pages_and_
     let s = login(&srv2, env_token, "版主乙");
     assert_eq!(get(&srv2, &s.cookie, "/flags").status, 200);
     // Logging out ends the session.
-    let r = post(
-        &srv2,
-        Some(&s.cookie),
-        "/logout",
-        &format!("csrf={}", s.csrf),
-        &[],
-    );
+    let r = act_as(&srv2, &s, "/logout", "", &[]);
     assert_eq!(r.status, 303);
     assert_eq!(get(&srv2, &s.cookie, "/api/version").status, 401);
     let logs = srv.log_text() + &srv2.log_text();
@@ -549,13 +554,7 @@ fn a_moderator_sees_flags_ledger_and_public_views_but_no_roles_night_feedback_or
     let dd = get(&srv, &d.cookie, "/day").body;
     assert!(dd.contains("id=\"tally-director\"") && dd.contains("id=\"tally-public\""));
     // A moderator cannot withdraw a card (the director overrules).
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        "/cards/1/withdraw",
-        &format!("csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, "/cards/1/withdraw", "", &[]);
     assert_eq!(r.status, 403);
 }
 
@@ -598,11 +597,11 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
         ),
         (
             "another site",
-            post(
+            act_as(
                 &srv,
-                Some(&m.cookie),
+                &m,
                 &path,
-                &format!("card=blue&csrf={}", m.csrf),
+                "card=blue&",
                 &[("Origin", "http://evil.example")],
             ),
         ),
@@ -652,13 +651,7 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
     let ledger = get(&srv, &m.cookie, "/part/ledger").body;
     assert!(ledger.contains("data-player=\"子鼠\""), "{ledger}");
     // Deciding it again is refused with the command's own message; nothing changes.
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        &path,
-        &format!("card=red&csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, &path, "card=red&", &[]);
     assert_eq!(r.status, 409, "{r:?}");
     assert!(
         r.body.contains("已经处理过了") && r.body.contains("id=\"back\""),
@@ -837,21 +830,9 @@ fn the_session_cookie_is_named_per_instance_expires_and_the_director_can_end_a_s
         .to_string();
     assert_eq!(get(&a, &m.cookie, "/part/sessions").status, 403);
     // A moderator cannot end the director's session.
-    let r = post(
-        &a,
-        Some(&m.cookie),
-        &format!("/sessions/{handle}/end"),
-        &format!("csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&a, &m, &format!("/sessions/{handle}/end"), "", &[]);
     assert_eq!(r.status, 403);
-    let r = post(
-        &a,
-        Some(&d.cookie),
-        &format!("/sessions/{handle}/end"),
-        &format!("csrf={}", d.csrf),
-        &[],
-    );
+    let r = act_as(&a, &d, &format!("/sessions/{handle}/end"), "", &[]);
     assert_eq!(r.status, 303, "{r:?}");
     assert_eq!(get(&a, &m.cookie, "/api/version").status, 401);
     assert_eq!(get(&a, &d.cookie, "/api/version").status, 200);
@@ -916,13 +897,7 @@ fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
     let id = xss_flag_id(&fx.cfg);
     let path = format!("/flags/{id}/confirm");
     // Red without confirming: a Chinese question with a confirming form; nothing changed.
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        &path,
-        &format!("card=red&csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, &path, "card=red&", &[]);
     assert_eq!(r.status, 409);
     assert!(
         r.body.contains("罚下") && r.body.contains("name=\"sure\" value=\"1\""),
@@ -931,22 +906,22 @@ fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
     );
     assert_eq!(flag_status(&fx.cfg, id), "open");
     // The page's script gets JSON.
-    let r = post(
+    let r = act_as(
         &srv,
-        Some(&m.cookie),
+        &m,
         &path,
-        &format!("card=red&csrf={}", m.csrf),
+        "card=red&",
         &[("Accept", "application/json")],
     );
     assert_eq!(r.status, 409);
     let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
     assert_eq!(v["confirm"], true);
     // Confirmed: the card, and what it caused.
-    let r = post(
+    let r = act_as(
         &srv,
-        Some(&m.cookie),
+        &m,
         &path,
-        &format!("card=red&sure=1&csrf={}", m.csrf),
+        "card=red&sure=1&",
         &[("Accept", "application/json")],
     );
     assert_eq!(r.status, 200, "{r:?}");
@@ -965,13 +940,7 @@ fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
         .cards(&c.forum_key())
         .unwrap()[0]
         .id;
-    let r = post(
-        &srv,
-        Some(&d.cookie),
-        &format!("/cards/{card}/withdraw"),
-        &format!("csrf={}", d.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &d, &format!("/cards/{card}/withdraw"), "", &[]);
     assert_eq!(r.status, 303);
     let q = get(&srv, &m.cookie, "/part/flags").body;
     let flag = q.split(&format!("id=\"flag-{id}\"")).nth(1).unwrap();
@@ -980,23 +949,11 @@ fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
         flag.contains("data-card=\"blue\"") && flag.contains("已被 导演（导演） 撤销"),
         "{flag}"
     );
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        &path,
-        &format!("card=blue&csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, &path, "card=blue&", &[]);
     assert_eq!(r.status, 303, "{r:?}");
     assert_eq!(flag_status(&fx.cfg, id), "confirmed");
     // Deciding it once more is refused in Chinese with a way back.
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        &path,
-        &format!("card=blue&csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, &path, "card=blue&", &[]);
     assert_eq!(r.status, 409);
     assert!(r.body.contains("已经处理过了") && r.body.contains("href=\"/flags\""));
 }
@@ -1021,13 +978,7 @@ fn the_days_fixed_activity_cards_are_confirmed_from_the_page_after_closing_once(
         act.contains("关门后才能确认") && !act.contains("give-cards"),
         "{act}"
     );
-    let r = post(
-        &srv,
-        Some(&d.cookie),
-        "/activity/1/cards",
-        &format!("csrf={}", d.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &d, "/activity/1/cards", "", &[]);
     assert_eq!(r.status, 409);
     assert!(r.body.contains("还没有关门"), "{}", r.body);
     assert_eq!(count(), 0);
@@ -1043,23 +994,17 @@ fn the_days_fixed_activity_cards_are_confirmed_from_the_page_after_closing_once(
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("a button naming the cards: {act}"));
     assert!(n > 0);
-    let r = post(
+    let r = act_as(
         &srv,
-        Some(&d.cookie),
+        &d,
         "/activity/1/cards",
-        &format!("csrf={}", d.csrf),
+        "",
         &[("Accept", "application/json")],
     );
     assert_eq!(r.status, 200, "{r:?}");
     assert!(r.body.contains(&format!("{n} 张")), "{}", r.body);
     assert_eq!(count(), n);
-    let r = post(
-        &srv,
-        Some(&d.cookie),
-        "/activity/1/cards",
-        &format!("csrf={}", d.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &d, "/activity/1/cards", "", &[]);
     assert_eq!(r.status, 303);
     assert_eq!(count(), n, "given twice");
     let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
