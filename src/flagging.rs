@@ -180,7 +180,7 @@ pub fn thread_flags(
 /// An `out` cause as moderators read it (known causes in Chinese, others as given).
 fn out_cause_cn(cause: &str) -> &str {
     match cause {
-        "red-card" => "红牌罚下",
+        crate::roster::RED_CARD_CAUSE => "红牌罚下",
         "vote" => "投票出局",
         "night" => "夜间死亡",
         other => other,
@@ -196,16 +196,18 @@ pub struct Scan {
     pub revisions_scanned: usize,
 }
 
-/// Scan the game's revisions not scanned before and store what is new.
+/// Scan the game's revisions not scanned before and store what is new. `roster` is the
+/// game's timeline (`game::timeline::roster`): a player out by the engine or a red card who
+/// posts is 诈尸.
 pub fn scan_game(
     cfg: &Config,
     rules: &RuleSet,
+    roster: &Roster,
     store: &mut Store,
     now: Timestamp,
 ) -> Result<Scan, String> {
     let m = rules_of(rules)?;
     let d = detector(cfg, store)?;
-    let roster = roster(cfg, rules, store)?;
     let forum = cfg.forum_key();
     let mut scan = Scan::default();
     for tid in game_tids(cfg) {
@@ -220,7 +222,7 @@ pub fn scan_game(
             .scanned_revisions(&forum, tid)
             .map_err(|e| e.to_string())?;
         let mut read = Vec::new();
-        let flags = thread_flags(cfg, m, &d, &roster, &posts, &unstyled, &scanned, &mut read);
+        let flags = thread_flags(cfg, m, &d, roster, &posts, &unstyled, &scanned, &mut read);
         for f in flags {
             if let Some(id) = store
                 .insert_flag(&forum, &f, now)
@@ -258,11 +260,26 @@ pub fn ledger(
 
 /// The card ledger as it stood at `t`: cards given after `t` are not counted (a card
 /// withdrawn later is not counted either: the ledger is the director's current ruling).
+/// Players' camps as the config names them ([`camp_of`]); the game layer passes the
+/// timeline's camps instead ([`ledger_with_camps`]).
 pub fn ledger_at(
     cfg: &Config,
     rules: &RuleSet,
     store: &Store,
     t: Timestamp,
+) -> Result<(Ledger, Vec<CardRecord>), String> {
+    let base = Roster::from_config(cfg);
+    ledger_with_camps(cfg, rules, store, t, &|p| camp_of(cfg, &base, p))
+}
+
+/// [`ledger_at`] with each player's camp from `camp` (the camps lost by red cards are
+/// counted per camp).
+pub fn ledger_with_camps(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &Store,
+    t: Timestamp,
+    camp: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(Ledger, Vec<CardRecord>), String> {
     let m = rules_of(rules)?;
     let cards: Vec<CardRecord> = store
@@ -281,9 +298,8 @@ pub fn ledger_at(
         })
         .filter(|c| c.at <= t)
         .collect();
-    let base = Roster::from_config(cfg);
     let names: Vec<String> = cfg.players.iter().map(|p| p.name.clone()).collect();
-    let l = ledger::compute(&names, &cards, &m.escalation(), |p| camp_of(cfg, &base, p));
+    let l = ledger::compute(&names, &cards, &m.escalation(), camp);
     Ok((l, cards))
 }
 
@@ -307,7 +323,7 @@ pub fn roster(cfg: &Config, rules: &RuleSet, store: &Store) -> Result<Roster, St
                 at,
                 Fact::Out {
                     player: p.name,
-                    cause: "red-card".into(),
+                    cause: crate::roster::RED_CARD_CAUSE.into(),
                 },
             );
         }

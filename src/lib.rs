@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod discuz;
 pub mod fetch;
 pub mod flagging;
+pub mod game;
 pub mod model;
 pub mod moderation;
 pub mod night;

@@ -5,6 +5,10 @@
 use crate::config::{Config, Event};
 use crate::model::Timestamp;
 
+/// The cause of an out by the card ledger's 红牌罚下, as the roster, the timeline and the
+/// rule files' `[engine.causes]` name it.
+pub const RED_CARD_CAUSE: &str = "red-card";
+
 /// A fact with its time resolved, in time order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Fact {

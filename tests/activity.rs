@@ -266,7 +266,7 @@ fn run(file: &Path) -> Result<(), String> {
     let posts = build_posts(&sc, &cfg, file);
     // Who voted: the tally of the day's 投票帖, exactly as `bansha activity` computes it.
     let voted: BTreeMap<u32, BTreeSet<String>> =
-        bansha::cli::voted_by_tally(&cfg, &rs, &roster, &posts, sc.day);
+        bansha::game::activity::voted_by_tally(&cfg, &rs, &roster, &posts, sc.day);
     let mut errs = Vec::new();
     for (k, v) in &sc.voted {
         let d: u32 = k
@@ -274,7 +274,7 @@ fn run(file: &Path) -> Result<(), String> {
             .map_err(|_| format!("voted: `{k}` is no day number"))?;
         let want: BTreeSet<String> = v.iter().cloned().collect();
         // Earlier days too (the report judges only `day`'s 未投票).
-        let got = bansha::cli::voted_by_tally(&cfg, &rs, &roster, &posts, d)
+        let got = bansha::game::activity::voted_by_tally(&cfg, &rs, &roster, &posts, d)
             .remove(&d)
             .unwrap_or_default();
         if got != want {

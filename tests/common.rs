@@ -171,14 +171,9 @@ pub fn state_player<'a>(st: &'a serde_json::Value, name: &str) -> &'a serde_json
 pub mod quote {
     use std::path::Path;
 
-    // One implementation of the quotation rule: the library's (the rule-file test uses it too).
-    pub use bansha::rules::clauses::{is_reading, normalize as norm};
-
-    /// The pieces of six or more characters between omission and join marks; ` / ` joins
-    /// two quotations in a scenario's `rule`.
-    pub fn pieces(s: &str) -> Vec<String> {
-        bansha::rules::clauses::pieces(&s.replace(" / ", "…"))
-    }
+    // One implementation of the quotation rule: the engine crate's, re-exported by the
+    // library (the rule-file test and the engine's scenario test use it too).
+    pub use bansha::rules::clauses::{check_quotation, normalize as norm, pieces};
 
     /// The rule post named by a rule file's `[meta] source`, normalised.
     pub fn post_text(source: &str) -> String {
@@ -188,29 +183,6 @@ pub mod quote {
         let t = std::fs::read_to_string(&p)
             .unwrap_or_else(|e| panic!("{}: the rule post: {e}", p.display()));
         norm(&t)
-    }
-
-    /// Err naming what is wrong when `rule` is neither a reading nor a quotation of
-    /// `post` (normalised), or is empty.
-    pub fn check_quotation(rule: &str, post: &str) -> Result<(), String> {
-        if rule.trim().is_empty() {
-            return Err("`rule` must quote the rule sentence checked".into());
-        }
-        if is_reading(rule) {
-            return Ok(());
-        }
-        let ps = pieces(rule);
-        if ps.is_empty() {
-            return Err(format!(
-                "`rule` 「{rule}」 has no piece of six characters to find in the rule post"
-            ));
-        }
-        match ps.iter().find(|p| !post.contains(p.as_str())) {
-            Some(p) => Err(format!(
-                "`rule` 「{rule}」 is not a quotation of the rule post (nor a reading starting 解读/采用/按字面/bansha): 「{p}」 is not in it"
-            )),
-            None => Ok(()),
-        }
     }
 
     /// Err unless one of `cited` (the clauses the verdicts cite) shares a piece with

@@ -154,6 +154,27 @@ impl Game {
         }
     }
 
+    /// A game with a real rule file (075), a director and four players.
+    fn with_players(name: &str, forum_spec: ForumSpec, extra_daemon: &str) -> Game {
+        let g = Game::new(name, forum_spec, "", extra_daemon);
+        let text = std::fs::read_to_string(&g.cfg_path).unwrap().replace(
+            "db = \"game.sqlite\"\n",
+            "db = \"game.sqlite\"\ndirectors = [\"导演\"]\n",
+        );
+        let players: String = ["傻树", "白色防御者", "甲", "乙"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("\n[[player]]\nname = \"{n}\"\nseat = {}\n", i + 1))
+            .collect();
+        std::fs::write(&g.cfg_path, text + &players).unwrap();
+        std::fs::copy(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
+            g.dir.join("rules.toml"),
+        )
+        .unwrap();
+        g
+    }
+
     fn cfg(&self) -> Config {
         Config::load(&self.cfg_path).unwrap()
     }
@@ -703,22 +724,7 @@ fn sigterm_after_the_reports_at_close(name: &str) {
         ),
         PostSpec::new("乙", "2026-03-04 12:00", "投票对象：傻树\n投票理由：冲票"),
     ];
-    let g = Game::new(name, sp, "", "poll_interval_secs = 3600");
-    let text = std::fs::read_to_string(&g.cfg_path).unwrap().replace(
-        "db = \"game.sqlite\"\n",
-        "db = \"game.sqlite\"\ndirectors = [\"导演\"]\n",
-    );
-    let players: String = ["傻树", "白色防御者", "甲", "乙"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| format!("\n[[player]]\nname = \"{n}\"\nseat = {}\n", i + 1))
-        .collect();
-    std::fs::write(&g.cfg_path, text + &players).unwrap();
-    std::fs::copy(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
-        g.dir.join("rules.toml"),
-    )
-    .unwrap();
+    let g = Game::with_players(name, sp, "poll_interval_secs = 3600");
     let cfg = g.cfg();
     let f = g.forum_key();
     let db = cfg.db_path();
@@ -1046,110 +1052,147 @@ fn sync_logs_in_with_credentials_from_the_named_environment_variables() {
 }
 
 #[test]
-fn at_close_the_report_commands_are_run_in_every_format_into_the_day_folder() {
-    let g = Game::new("reportcmds", spec(3), "", "");
-    // A stand-in for the bansha executable that prints its arguments, and fails for
-    // `activity --format bbcode`.
-    let exe = g.dir.join("fake-bansha");
-    std::fs::write(
-        &exe,
-        "#!/bin/sh\ncase \"$*\" in *activity*bbcode*) echo 'no rules' >&2; exit 2;; esac\necho \"$@\"\n",
-    )
-    .unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+fn at_close_the_reports_are_written_in_every_format_into_the_day_folder_in_process() {
+    let g = Game::with_players("reportcmds", spec(3), "");
     let mut d = g
         .daemon()
-        .with_writer(Box::new(bansha::daemon::StandardReports { exe }));
+        .with_writer(Box::new(bansha::daemon::StandardReports));
     block_on(d.step()).unwrap();
     g.clock.set(ts("2026-03-05 21:02"));
     let s = block_on(d.step()).unwrap();
     let day = g.dir.join("reports/day-1");
-    let tally = std::fs::read_to_string(day.join("tally.json")).unwrap();
-    assert_eq!(
-        tally.trim(),
-        format!(
-            "tally --config {} --day 1 --format json",
-            g.cfg_path.display()
-        )
-    );
-    for f in [
+    let files = [
         "tally.txt",
+        "tally.json",
         "tally.bbcode",
         "activity.txt",
         "activity.json",
+        "activity.bbcode",
         "elevator.txt",
         "elevator.json",
         "elevator.bbcode",
         "flags.txt",
         "flags.json",
         "flags.bbcode",
-        "posts.json",
-        "DONE",
-    ] {
-        assert!(day.join(f).exists(), "{f}");
+    ];
+    for f in files.iter().chain(&["posts.json", "DONE"]) {
+        assert!(
+            day.join(f).exists(),
+            "{f}: {}",
+            log_of(&day.join("errors.txt"))
+        );
     }
+    assert!(!day.join("errors.txt").exists());
+    // posts.json and the 12 reports.
+    assert_eq!(s.reports.len(), 13, "{:?}", s.reports);
+    // Each file is what its command prints, run by hand at the same moment.
+    for f in files {
+        let (cmd, ext) = f.split_once('.').unwrap();
+        let format = match ext {
+            "txt" => "text",
+            e => e,
+        };
+        // The tally as of the daemon's moment (the replay clock runs on).
+        let at: &[&str] = match cmd {
+            "tally" => &["--at", "2026-03-05 21:02"],
+            _ => &[],
+        };
+        let out = std::process::Command::new(bin())
+            .env(bansha::time::CLOCK_START_ENV, "2026-03-05 21:02")
+            .args([cmd, "--config"])
+            .arg(&g.cfg_path)
+            .args(["--day", "1", "--format", format])
+            .args(at)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(day.join(f)).unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn at_close_a_report_that_fails_is_listed_in_errors_txt_and_the_others_are_written() {
+    // No [[player]] entries: every report about players refuses; posts.json is written.
+    let g = Game::new("reporterrors", spec(3), "", "");
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml"),
+        g.dir.join("rules.toml"),
+    )
+    .unwrap();
+    let mut d = g
+        .daemon()
+        .with_writer(Box::new(bansha::daemon::StandardReports));
+    block_on(d.step()).unwrap();
+    g.clock.set(ts("2026-03-05 21:02"));
+    let s = block_on(d.step()).unwrap();
+    let day = g.dir.join("reports/day-1");
+    assert!(day.join("posts.json").exists() && day.join("DONE").exists());
     assert!(!day.join("activity.bbcode").exists());
     let errors = std::fs::read_to_string(day.join("errors.txt")).unwrap();
     assert!(
-        errors.contains("activity --day 1 --format bbcode: no rules"),
+        errors.contains("activity --day 1 --format bbcode:") && errors.contains("[[player]]"),
         "{errors}"
     );
-    // posts.json, 3 × tally, 2 × activity, 3 × elevator (the 电梯楼), 3 × flags, errors.txt.
-    assert_eq!(s.reports.len(), 13, "{:?}", s.reports);
+    assert!(
+        s.reports.contains(&day.join("errors.txt")),
+        "{:?}",
+        s.reports
+    );
 }
 
 #[test]
 fn a_change_in_the_vote_thread_triggers_a_retally_whose_differences_are_reported() {
-    let g = Game::new("retally", spec(3), "", "");
-    // A stand-in for `bansha tally --format json`: 傻树's ballot once the forum has 4 vote
-    // posts, a change of vote at 5.
-    let exe = g.dir.join("fake-tally");
-    let state = g.dir.join("ballots.json");
-    std::fs::write(&state, r#"{"ballots": [], "totals": []}"#).unwrap();
-    std::fs::write(&exe, format!("#!/bin/sh\ncat '{}'\n", state.display())).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let mut d = g.daemon().with_tally_watch(exe);
+    let g = Game::with_players("retally", spec(3), "");
+    let mut d = g.daemon().with_tally_watch();
     let s = block_on(d.step()).unwrap();
     assert!(s.tally_events.is_empty(), "{:?}", s.tally_events);
     g.advance(300);
     g.forum
         .add_post(VOTE, "傻树", "投票对象：甲", g.clock.now());
-    std::fs::write(&state, r#"{"ballots": [{"voter": "傻树", "target": "甲", "floor": 4, "valid": true}], "totals": [{"target": "甲", "votes": 1}]}"#).unwrap();
     let s = block_on(d.step()).unwrap();
+    let kinds = |s: &bansha::daemon::PassSummary| -> Vec<String> {
+        s.tally_events
+            .iter()
+            .map(|(_, e)| format!("{e:?}"))
+            .collect()
+    };
     assert_eq!(s.tally_events.len(), 2, "{:?}", s.tally_events);
+    assert!(
+        kinds(&s)
+            .iter()
+            .any(|k| k.starts_with("NewBallot") && k.contains("傻树")),
+        "{:?}",
+        kinds(&s)
+    );
     // A pass without changes in the vote thread does not re-tally.
     g.advance(300);
     g.forum.add_post(DISC, "甲", "讨论", g.clock.now());
-    std::fs::write(&state, "not json").unwrap();
     let s = block_on(d.step()).unwrap();
-    assert!(s.tally_events.is_empty());
+    assert!(s.tally_events.is_empty(), "{:?}", s.tally_events);
+    // A second ballot for another target: a tie, two leaders.
     g.advance(300);
     g.forum
-        .add_post(VOTE, "傻树", "改票对象：乙", g.clock.now());
-    std::fs::write(&state, r#"{"ballots": [{"voter": "傻树", "target": "甲", "floor": 4, "valid": false}, {"voter": "傻树", "target": "乙", "floor": 5, "valid": true}], "totals": [{"target": "乙", "votes": 1}]}"#).unwrap();
+        .add_post(VOTE, "乙", "投票对象：傻树", g.clock.now());
     let s = block_on(d.step()).unwrap();
-    let kinds: Vec<String> = s
-        .tally_events
-        .iter()
-        .map(|(_, e)| format!("{e:?}"))
-        .collect();
+    let k = kinds(&s);
     assert!(
-        kinds
-            .iter()
-            .any(|k| k.starts_with("Changed") && k.contains("乙")),
-        "{kinds:?}"
+        k.iter()
+            .any(|k| k.starts_with("NewBallot") && k.contains("乙")),
+        "{k:?}"
     );
     assert!(
-        kinds.iter().any(|k| k.starts_with("NewLeader")),
-        "{kinds:?}"
+        k.iter()
+            .any(|k| k.starts_with("NewLeader") && k.contains("傻树") && k.contains("甲")),
+        "{k:?}"
     );
 }
 

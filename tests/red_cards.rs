@@ -21,7 +21,7 @@ use crate::common::{bansha, scratch_dir};
 
 const BASE: &str = "http://127.0.0.1:18080/";
 
-struct Game {
+pub(crate) struct Game {
     dir: PathBuf,
 }
 
@@ -49,7 +49,7 @@ const SEATS_LINGZU: &[(&str, &str)] = &[
 ];
 
 /// 开局: 丘比 links 民1 and 民2 (both 村民: no 私奔); 混血 认亲 狼1.
-const N0: &str = r#"
+pub(crate) const N0: &str = r#"
 [[action]]
 actor = "丘比"
 skill = "丘比特之箭"
@@ -61,7 +61,7 @@ targets = ["狼1"]
 "#;
 
 impl Game {
-    fn new(name: &str, rules: &str, seats: &[(&str, &str)], events: &str) -> Game {
+    pub(crate) fn new(name: &str, rules: &str, seats: &[(&str, &str)], events: &str) -> Game {
         let dir = scratch_dir(&format!("redcard-{name}"));
         let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rules);
         let mut cfg = format!(
@@ -88,13 +88,13 @@ impl Game {
         std::fs::write(dir.join("game.toml"), cfg).unwrap();
         Game { dir }
     }
-    fn cfg(&self) -> String {
+    pub(crate) fn cfg(&self) -> String {
         self.dir.join("game.toml").display().to_string()
     }
-    fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.dir.join("game.sqlite")
     }
-    fn night(&self, n: u32, actions: &str) -> (i32, String, String) {
+    pub(crate) fn night(&self, n: u32, actions: &str) -> (i32, String, String) {
         let f = self.dir.join(format!("n{n}.toml"));
         std::fs::write(&f, actions).unwrap();
         bansha(&[
@@ -109,7 +109,7 @@ impl Game {
             "json",
         ])
     }
-    fn card(&self, player: &str, card: &str, at: &str) {
+    pub(crate) fn card(&self, player: &str, card: &str, at: &str) {
         let (code, out, err) = bansha(&[
             "cards",
             "add",
@@ -128,7 +128,7 @@ impl Game {
         ]);
         assert_eq!(code, 0, "{out}{err}");
     }
-    fn state(&self, format: &str, at: Option<&str>) -> String {
+    pub(crate) fn state(&self, format: &str, at: Option<&str>) -> String {
         let cfg = self.cfg();
         let mut args = vec!["state", "--config", &cfg, "--format", format];
         if let Some(a) = at {
@@ -138,10 +138,10 @@ impl Game {
         assert_eq!(code, 0, "{err}");
         out
     }
-    fn state_json(&self, at: Option<&str>) -> Value {
+    pub(crate) fn state_json(&self, at: Option<&str>) -> Value {
         serde_json::from_str(&self.state("json", at)).unwrap()
     }
-    fn json(&self, args: &[&str]) -> Value {
+    pub(crate) fn json(&self, args: &[&str]) -> Value {
         let cfg = self.cfg();
         let mut v = vec![args[0], "--config", &cfg];
         v.extend(&args[1..]);
@@ -152,7 +152,7 @@ impl Game {
     }
 }
 
-fn player<'a>(st: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn player<'a>(st: &'a Value, name: &str) -> &'a Value {
     st["players"]
         .as_array()
         .unwrap()
@@ -161,21 +161,28 @@ fn player<'a>(st: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name} in {st}"))
 }
 
-fn post(floor: u32, pid: u64, author: &str, uid: u64, time: &str, text: &str) -> PagePost {
+pub(crate) fn post(
+    floor: u32,
+    pid: u64,
+    author: &str,
+    uid: u64,
+    time: &str,
+    text: &str,
+) -> PagePost {
     crate::common::page_post(floor, pid, author, uid, time, text)
 }
 
-fn store_thread(db: &Path, tid: u64, posts: Vec<PagePost>) {
+pub(crate) fn store_thread(db: &Path, tid: u64, posts: Vec<PagePost>) {
     let source = format!("{BASE}forum.php?mod=viewthread&tid={tid}");
     crate::common::store_one_page(db, BASE, tid, posts, &source);
 }
 
-fn uid(seats: &[(&str, &str)], name: &str) -> u64 {
+pub(crate) fn uid(seats: &[(&str, &str)], name: &str) -> u64 {
     100 + seats.iter().position(|(n, _)| *n == name).unwrap() as u64
 }
 
 /// A day's 投票帖 (and an empty 讨论帖): each (voter, time, target) a ballot.
-fn votes(g: &Game, seats: &[(&str, &str)], day: u32, ballots: &[(&str, &str, &str)]) {
+pub(crate) fn votes(g: &Game, seats: &[(&str, &str)], day: u32, ballots: &[(&str, &str, &str)]) {
     let opens = format!("2026-03-0{} 09:00", 2 * day);
     let mut posts = vec![post(1, 900 + 100 * day as u64, "导演", 1, &opens, "投票帖")];
     for (i, (v, t, target)) in ballots.iter().enumerate() {

@@ -707,7 +707,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
         Some(_) => {
             let mut r = g.roster.clone();
             r.facts.retain(|(at, f)| match f {
-                Fact::Out { player, cause } if cause == "red-card" => {
+                Fact::Out { player, cause } if cause == crate::roster::RED_CARD_CAUSE => {
                     carded.entry(player.clone()).or_insert(*at);
                     false
                 }

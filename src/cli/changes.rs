@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::config::Config;
+use crate::game::tally;
 use crate::model::{Post, Timestamp};
 use crate::report::{findpost_url, max_width, pad_right};
 use crate::rules::RuleSet;
@@ -84,8 +85,8 @@ pub fn run(a: &ChangesArgs) -> CliResult {
     let (since, since_why) = match &a.since {
         Some(s) => (
             tally::parse_at(&cfg, s).map_err(|e| match e {
-                CliError::Input(m) => CliError::Input(m.replacen("--at", "--since", 1)),
-                e => e,
+                crate::game::Error::Input(m) => CliError::Input(m.replacen("--at", "--since", 1)),
+                e => e.into(),
             })?,
             "--since",
         ),
@@ -212,7 +213,7 @@ fn collect(
     let forum = cfg.forum_key();
     let base = &cfg.forum.base_url;
     // The config's facts, the ledger's red cards and the engine's timeline.
-    let roster = crate::night::roster_with_timeline(cfg);
+    let roster = crate::game::timeline::roster(cfg, rules, store)?;
     let mut out = Vec::new();
     let mut loaded: HashMap<u64, Vec<Post>> = HashMap::new();
     let mut posts_of = |tid: u64| -> Result<Vec<Post>, CliError> {
@@ -233,8 +234,8 @@ fn collect(
                 Some(pt) => posts_of(pt)?,
                 None => Vec::new(),
             };
-            let (accel, _) = tally::acceleration(cfg, rules, d.number, &process);
-            let t = tally::tally_day(cfg, rules, d.number, &posts, now, accel)?;
+            let (accel, _) = tally::acceleration(cfg, rules, &roster, d.number, &process);
+            let t = tally::tally_day(cfg, rules, &roster, d.number, &posts, now, accel)?;
             for b in t.ballots.iter().filter(|b| !b.by_director) {
                 let seen = match b.pid {
                     Some(pid) => first_seen.get(&pid).copied().unwrap_or(b.ts),

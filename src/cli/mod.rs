@@ -1,21 +1,21 @@
 //! The command line (contract: `docs/interfaces.md`). Each command lives in its own file;
 //! this file holds the argument types and the dispatch.
 
-pub(crate) mod activity;
+mod activity;
 pub(crate) mod changes;
 mod demo;
-pub(crate) mod flags;
-mod guard;
+mod flags;
 mod import;
 pub mod init;
 mod lock;
-pub(crate) mod night;
+mod night;
 mod posts;
 mod serve;
 mod sync;
-pub(crate) mod tally;
+mod tally;
 
-pub use activity::voted_by_tally;
+/// The game layer's checks, as every command that reads the store makes them.
+use crate::game::guard;
 
 use std::path::PathBuf;
 
@@ -300,6 +300,18 @@ impl CliError {
     }
     pub fn runtime(e: impl std::fmt::Display) -> Self {
         CliError::Runtime(e.to_string())
+    }
+}
+
+/// The game layer's errors as exit statuses: bad input 2, a failure at run time 1, a
+/// question for the director 3.
+impl From<crate::game::Error> for CliError {
+    fn from(e: crate::game::Error) -> Self {
+        match e {
+            crate::game::Error::Input(m) => CliError::Input(m),
+            crate::game::Error::Runtime(m) => CliError::Runtime(m),
+            crate::game::Error::NeedInput(m) => CliError::NeedInput(m),
+        }
     }
 }
 

@@ -27,13 +27,11 @@ pub fn run(a: &RunArgs, once: bool) -> CliResult {
         .enable_all()
         .build()
         .map_err(CliError::runtime)?;
-    let writer = StandardReports::current_exe().map_err(CliError::runtime)?;
-    let exe = writer.exe.clone();
     let mut daemon = Daemon::new(cfg, store, fetcher, clock, reports_dir)
         .with_progress(once)
-        .with_writer(Box::new(writer));
+        .with_writer(Box::new(StandardReports));
     if !once {
-        daemon = daemon.with_tally_watch(exe);
+        daemon = daemon.with_tally_watch();
     }
     let stop = daemon.stop_flag();
     rt.block_on(async move {

@@ -10,7 +10,7 @@ use crate::rules::RuleSet;
 
 impl Daemon {
     /// The rule file, loaded again only when its modification time changed.
-    fn flag_rules(&mut self) -> Result<&RuleSet, String> {
+    pub(super) fn flag_rules(&mut self) -> Result<&RuleSet, String> {
         let path = self.cfg.rules_path();
         let mtime = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         let fresh = matches!(&self.flag_rules, Some((t, _)) if t.is_some() && *t == mtime);
@@ -37,7 +37,14 @@ impl Daemon {
             return;
         };
         let now = self.clock.now();
-        match flagging::scan_game(&self.cfg, rules, &mut self.store, now) {
+        let roster = match crate::game::timeline::roster(&self.cfg, rules, &self.store) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!("flags not scanned: {e}");
+                return;
+            }
+        };
+        match flagging::scan_game(&self.cfg, rules, &roster, &mut self.store, now) {
             Ok(scan) => {
                 sum.revisions_scanned += scan.revisions_scanned;
                 for (id, f) in scan.new {

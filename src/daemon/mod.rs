@@ -92,8 +92,8 @@ pub struct Daemon {
     /// Thread discovery (`[daemon] fid` + `title_pattern`) and when it last ran.
     discovery: Option<(u64, regex::Regex)>,
     last_discovery: Option<Timestamp>,
-    /// Re-tally after changes with this executable (`bansha tally --format json`).
-    tally_exe: Option<PathBuf>,
+    /// Re-tally (in-process, by the game layer) after a pass that changed a 投票帖.
+    tally_watch: bool,
     tallies: HashMap<u32, watch::Snapshot>,
     /// Set when [`Daemon::run`] stopped because the game is over.
     game_over: Option<String>,
@@ -146,7 +146,7 @@ impl Daemon {
             progress: false,
             discovery,
             last_discovery: None,
-            tally_exe: None,
+            tally_watch: false,
             tallies: HashMap::new(),
             game_over: None,
             flag_rules: None,
@@ -166,10 +166,11 @@ impl Daemon {
         self
     }
 
-    /// After a pass in which a day's 投票帖 changed, re-tally with `exe tally --format json`
-    /// and log new ballots, 改票 and a new leader (what `bansha run` does).
-    pub fn with_tally_watch(mut self, exe: PathBuf) -> Self {
-        self.tally_exe = Some(exe);
+    /// After a pass in which a day's 投票帖 changed, re-tally (the game layer's tally, as
+    /// `bansha tally` computes it) and log new ballots, 改票 and a new leader (what
+    /// `bansha run` does).
+    pub fn with_tally_watch(mut self) -> Self {
+        self.tally_watch = true;
         self
     }
 
@@ -239,7 +240,13 @@ impl Daemon {
             }
             let files = self
                 .writer
-                .write_day(&self.cfg, &self.store, day, &self.reports_dir)
+                .write_day(
+                    &self.cfg,
+                    &mut self.store,
+                    day,
+                    &self.reports_dir,
+                    self.clock.now(),
+                )
                 .map_err(|e| DaemonError::Reports {
                     day,
                     msg: format!("{e:#}"),
@@ -324,9 +331,9 @@ impl Daemon {
 
     /// Re-tally the days whose 投票帖 changed in this pass and log the differences.
     fn retally(&mut self, sum: &mut PassSummary) {
-        let Some(exe) = self.tally_exe.clone() else {
+        if !self.tally_watch {
             return;
-        };
+        }
         let days: Vec<u32> = self
             .cfg
             .days
@@ -335,7 +342,7 @@ impl Daemon {
             .map(|d| d.number)
             .collect();
         for day in days {
-            match watch::run_tally(&exe, &self.cfg.path, day) {
+            match self.tally_snapshot(day) {
                 Ok(snap) => {
                     let events = watch::diff(self.tallies.get(&day), &snap);
                     watch::log(day, &events);
@@ -346,6 +353,19 @@ impl Daemon {
                 Err(e) => tracing::warn!(day, "re-tally failed: {e}"),
             }
         }
+    }
+
+    /// The day's tally as of now, from the game layer, as a snapshot.
+    fn tally_snapshot(&mut self, day: u32) -> Result<watch::Snapshot, String> {
+        let now = self.clock.now();
+        self.flag_rules()?;
+        let Some((_, rules)) = &self.flag_rules else {
+            return Err("no rule set".into());
+        };
+        let tid = crate::game::tally::vote_tid(&self.cfg, day).map_err(|e| e.to_string())?;
+        let t = crate::game::tally::stored_tally(&self.cfg, rules, &self.store, day, tid, now)
+            .map_err(|e| e.to_string())?;
+        watch::of_tally(&t)
     }
 
     /// List the board and add new day threads to the (in-memory) config; at most every

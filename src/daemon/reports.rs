@@ -7,32 +7,37 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
+use crate::game::reports::{DayReport, FORMATS, day_report};
+use crate::model::Timestamp;
 use crate::store::Store;
 
-/// Writes a day's reports into `dir` (the reports root); returns the files written.
+/// Writes a day's reports into `dir` (the reports root) as of `now` (the daemon's clock);
+/// returns the files written. The store is the daemon's own (the flag list scans first).
 pub trait ReportWriter {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         dir: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>>;
 }
 
 /// Any closure with the right shape is a writer (tests, the demo).
 impl<F> ReportWriter for F
 where
-    F: Fn(&Config, &Store, u32, &Path) -> anyhow::Result<Vec<PathBuf>>,
+    F: Fn(&Config, &mut Store, u32, &Path, Timestamp) -> anyhow::Result<Vec<PathBuf>>,
 {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         dir: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
-        self(cfg, store, day, dir)
+        self(cfg, store, day, dir, now)
     }
 }
 
@@ -111,9 +116,10 @@ impl ReportWriter for PostsOnly {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         root: &Path,
+        _now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         let dir = day_dir(root, day);
         std::fs::create_dir_all(&dir)?;
@@ -121,74 +127,46 @@ impl ReportWriter for PostsOnly {
     }
 }
 
-/// The report commands run at 关门, each in every format: `tally`, `activity` and the
-/// `elevator` (电梯楼), and the day's `flags` (the moderators' list, with a note where
-/// styling could not be checked).
-pub const REPORT_COMMANDS: [&str; 4] = ["tally", "activity", "elevator", "flags"];
-pub const REPORT_FORMATS: [(&str, &str); 3] =
-    [("text", "txt"), ("json", "json"), ("bbcode", "bbcode")];
-
-/// The reports a director publishes, written exactly as the report commands print them:
+/// The reports a director publishes, exactly as the report commands print them:
 /// `bansha tally`, `bansha activity`, `bansha elevator` and `bansha flags` for the day in
 /// text, JSON and BBCode (`tally.txt`, `tally.json`, `tally.bbcode`, …, `flags.bbcode`), plus
-/// `posts.json`. It runs the `bansha`
-/// executable (`exe`) against the game config, so the files match what the director gets
-/// by hand. A command that fails is recorded in `errors.txt` (and logged) instead of
-/// blocking the others.
-#[derive(Debug, Clone)]
-pub struct StandardReports {
-    pub exe: PathBuf,
-}
-
-impl StandardReports {
-    /// Use the running executable (the `bansha` binary).
-    pub fn current_exe() -> anyhow::Result<Self> {
-        Ok(StandardReports {
-            exe: std::env::current_exe()?,
-        })
-    }
-}
+/// `posts.json`, computed in-process by the game layer ([`crate::game::reports`]) as of the
+/// daemon's clock. The rule set is read again for the day (a fix the director made is
+/// used). A report that fails is recorded in `errors.txt` (and logged) instead of blocking
+/// the others.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StandardReports;
 
 impl ReportWriter for StandardReports {
     fn write_day(
         &self,
         cfg: &Config,
-        store: &Store,
+        store: &mut Store,
         day: u32,
         root: &Path,
+        now: Timestamp,
     ) -> anyhow::Result<Vec<PathBuf>> {
         let dir = day_dir(root, day);
         std::fs::create_dir_all(&dir)?;
         let mut files = vec![write_posts_json(cfg, store, day, &dir)?];
         let mut errors = String::new();
-        for cmd in REPORT_COMMANDS {
-            for (format, ext) in REPORT_FORMATS {
-                let out = std::process::Command::new(&self.exe)
-                    .arg(cmd)
-                    .arg("--config")
-                    .arg(&cfg.path)
-                    .args(["--day", &day.to_string(), "--format", format])
-                    .stdin(std::process::Stdio::null())
-                    .output();
+        let rules = crate::rules::RuleSet::load(&cfg.rules_path());
+        for report in DayReport::ALL {
+            let cmd = report.command();
+            for (format, fmt, ext) in FORMATS {
+                let out = match &rules {
+                    Ok(rules) => day_report(cfg, rules, store, report, day, format, now),
+                    Err(e) => Err(crate::game::Error::input(e)),
+                };
                 match out {
-                    Ok(o) if o.status.success() => {
+                    Ok(text) => {
                         let path = dir.join(format!("{cmd}.{ext}"));
-                        write_atomic(&path, &o.stdout)?;
+                        write_atomic(&path, text.as_bytes())?;
                         files.push(path);
                     }
-                    Ok(o) => {
-                        let msg = String::from_utf8_lossy(&o.stderr).trim().to_string();
-                        tracing::error!(day, "`bansha {cmd} --format {format}` failed: {msg}");
-                        errors.push_str(&format!(
-                            "bansha {cmd} --day {day} --format {format}: {msg}\n"
-                        ));
-                    }
                     Err(e) => {
-                        tracing::error!(day, "cannot run {}: {e}", self.exe.display());
-                        errors.push_str(&format!(
-                            "bansha {cmd} --day {day} --format {format}: cannot run {}: {e}\n",
-                            self.exe.display()
-                        ));
+                        tracing::error!(day, "`bansha {cmd} --format {fmt}` failed: {e}");
+                        errors.push_str(&format!("bansha {cmd} --day {day} --format {fmt}: {e}\n"));
                     }
                 }
             }

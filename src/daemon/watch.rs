@@ -1,8 +1,6 @@
-//! Re-tally after changes: when a day's 投票帖 changed in a pass, the daemon runs
-//! `bansha tally --day N --format json` (the contract's JSON keys) and logs what changed
-//! since the last tally: new ballots, 改票, a new leader. The diff is pure.
-
-use std::path::Path;
+//! Re-tally after changes: when a day's 投票帖 changed in a pass, the daemon tallies the
+//! day in-process (the game layer's tally, read by its JSON contract keys) and logs what
+//! changed since the last tally: new ballots, 改票, a new leader. The diff is pure.
 
 use serde_json::Value;
 
@@ -133,21 +131,10 @@ pub fn diff(prev: Option<&Snapshot>, cur: &Snapshot) -> Vec<Event> {
     out
 }
 
-/// Run `exe tally --config C --day N --format json` and read the snapshot.
-pub fn run_tally(exe: &Path, config: &Path, day: u32) -> Result<Snapshot, String> {
-    let out = std::process::Command::new(exe)
-        .arg("tally")
-        .arg("--config")
-        .arg(config)
-        .args(["--day", &day.to_string(), "--format", "json"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-    }
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("`bansha tally --format json` printed no JSON: {e}"))?;
+/// The snapshot of a tally computed in-process (its JSON contract keys, as
+/// `bansha tally --format json` prints them).
+pub fn of_tally(t: &crate::votes::Tally) -> Result<Snapshot, String> {
+    let v = serde_json::to_value(t).map_err(|e| format!("the tally does not serialize: {e}"))?;
     snapshot(&v).ok_or_else(|| "the tally JSON has no ballots/totals".to_string())
 }
 

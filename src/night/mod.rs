@@ -233,10 +233,12 @@ pub fn replay(
     for (i, r) in reds.iter().enumerate() {
         items.push((red_key(cfg, r.at), i, Item::Red(r)));
     }
-    // Within one position: config order for events, time order for red cards.
+    // Within one position: events and red cards in time order (events listed out of time
+    // order in the config are applied as they happened; file order breaks ties).
     items.sort_by_key(|(k, i, it)| match it {
         Item::Red(r) => (*k, r.at, *i),
-        _ => (*k, 0, *i),
+        Item::Event(e) => (*k, event_at(e).map_or(0, |a| cfg.ts(a)), *i),
+        Item::Phase(_) => (*k, 0, *i),
     });
     let mut entries = Vec::new();
     let mut problems = Vec::new();
@@ -307,7 +309,7 @@ pub fn replay(
                     .map_err(|m| format!("red card {} ({}): {m}", r.card, r.player))?;
                 entries.push(Entry {
                     label: format!("红牌罚下（{}）", r.player),
-                    kind: "red-card".into(),
+                    kind: crate::roster::RED_CARD_CAUSE.into(),
                     number: (key.0 / 2) as u32,
                     stale: false,
                     outcome,
@@ -382,7 +384,10 @@ fn apply_red_card(
     let Some(p) = st.player(&r.player) else {
         return Ok(None);
     };
-    let fact = vec![(r.player.clone(), rules.cause("red-card").to_string())];
+    let fact = vec![(
+        r.player.clone(),
+        rules.cause(crate::roster::RED_CARD_CAUSE).to_string(),
+    )];
     let (outs, records) = if p.alive() {
         (fact, Vec::new())
     } else {
@@ -549,92 +554,4 @@ pub fn default_seed(cfg: &Config, kind: &str, n: u32) -> u64 {
 /// Actions as the engine takes them (the file's order is kept; the engine orders by step).
 pub fn actions_of(file: &bansha_engine::ActionsFile) -> Vec<Action> {
     file.actions.clone()
-}
-
-/// The game's roster as the tally and the activity report read it: the config's facts, the
-/// card ledger's 红牌 (an `out` fact with cause `red-card` at the card's time, for a player
-/// still in the game then; the tally reads it by the rule set — after the vote at 关门, 挂机
-/// in 灵族杀), and what the engine's timeline recorded: outs of stored nights and confirmed
-/// days, outs that followed a director's event or a red card (殉情…), badge changes. A
-/// night's facts take effect at its day's 关门 (plus one second), a day's at its 关门, an
-/// event's or a red card's at its time. Without a store: the config alone; without an
-/// `[engine]` section or roles: the config and the red cards.
-pub fn roster_with_timeline(cfg: &Config) -> crate::roster::Roster {
-    use crate::roster::{Fact, Roster};
-    let mut roster = Roster::from_config(cfg);
-    let db = cfg.db_path();
-    if !db.exists() {
-        return roster;
-    }
-    let Ok(ruleset) = crate::rules::RuleSet::load(&cfg.rules_path()) else {
-        return roster;
-    };
-    let Ok(store) = crate::store::Store::open_existing(&db) else {
-        return roster;
-    };
-    let reds = red_cards(cfg, &ruleset, &store).unwrap_or_default();
-    for r in &reds {
-        if roster.alive_at(&r.player, r.at) {
-            roster.push(
-                r.at,
-                Fact::Out {
-                    player: r.player.clone(),
-                    cause: "red-card".into(),
-                },
-            );
-        }
-    }
-    let Some(rules) = ruleset.engine else {
-        return roster;
-    };
-    let Ok(phases) = store.phases() else {
-        return roster;
-    };
-    if phases.is_empty() && reds.is_empty() {
-        return roster;
-    }
-    let tl = match replay(cfg, &rules, &phases, &reds, Until::All) {
-        Ok(tl) => tl,
-        Err(e) => {
-            tracing::warn!(
-                "the game's timeline does not replay ({e}); this report reads the config and the red cards only"
-            );
-            return roster;
-        }
-    };
-    let red_cause = rules.cause("red-card");
-    let mut sheriff: Option<String> = None;
-    for e in &tl.entries {
-        let Some(out) = &e.outcome else { continue };
-        let at = match e.at {
-            Some(t) => t,
-            None => {
-                let Some(closes) = cfg.day(e.number).and_then(|d| d.closes).map(|c| cfg.ts(c))
-                else {
-                    continue;
-                };
-                closes + i64::from(e.kind == "night")
-            }
-        };
-        for d in &out.deaths {
-            // An event's or a red card's own out is in the roster already (as written).
-            if e.at.is_some() && (!roster.alive_at(&d.player, at) || d.cause == red_cause) {
-                continue;
-            }
-            roster.push(
-                at,
-                Fact::Out {
-                    player: d.player.clone(),
-                    cause: d.cause.clone(),
-                },
-            );
-        }
-        if out.state.sheriff != sheriff {
-            if let Some(s) = &out.state.sheriff {
-                roster.push(at, Fact::Sheriff { player: s.clone() });
-            }
-            sheriff = out.state.sheriff.clone();
-        }
-    }
-    roster
 }

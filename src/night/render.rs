@@ -405,7 +405,7 @@ impl CardsView {
         let effect = rules
             .status_causes
             .iter()
-            .find(|s| s.cause == rules.cause("red-card"))
+            .find(|s| s.cause == rules.cause(crate::roster::RED_CARD_CAUSE))
             .map_or("出局".to_string(), |s| s.status.clone());
         let players = l
             .players
@@ -716,7 +716,7 @@ pub fn state_text(
         ));
         // A red card's consequences (出局, 殉情, the badge drawn from its seed) are not in
         // any phase's notes: say them here.
-        if e.kind == "red-card"
+        if e.kind == crate::roster::RED_CARD_CAUSE
             && let Some(o) = &e.outcome
         {
             for l in &o.log {

@@ -2,50 +2,12 @@
 //! `*clause*`, or any entry of a `*.clauses` table) occurs in its rule post, or it is
 //! labelled as a reading (starts with 解读 / 按字面 / 采用 / bansha).
 //!
-//! The same logic as `shared/tools/check-clauses`: a clause is cut at the marks a quotation
-//! may use for omissions and joins (……, …, ——, —, （ ）, ( ), ；, 。, ：) and every piece of
-//! six or more characters must occur in the post, whitespace, 【】 and quote styles ignored.
+//! The checker itself is the workspace's one, `bansha_engine::quote` (the engine crate
+//! cannot depend on bansha), re-exported here: a clause is cut at the marks a quotation may
+//! use for omissions and joins (……, …, ——, —, （ ）, ( ), ；, 。, ：) and every piece of six or
+//! more characters must occur in the post, whitespace, 【】 and quote styles ignored.
 
-/// Marks that make a clause string a reading rather than a quotation.
-const READING_MARKS: &[&str] = &[
-    "解读",
-    "按字面",
-    "采用",
-    "bansha",
-    "本工具",
-    "【解读】",
-    "[解读]",
-];
-
-/// Whether a clause string is labelled as a reading.
-pub fn is_reading(s: &str) -> bool {
-    let s = s.trim_start();
-    READING_MARKS.iter().any(|m| s.starts_with(m))
-}
-
-/// Whitespace, 【】 and 「」『』 dropped; curly quotes made straight.
-pub fn normalize(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '【' | '】' | '「' | '」' | '『' | '』'))
-        .map(|c| match c {
-            '“' | '”' => '"',
-            '‘' | '’' => '\'',
-            c => c,
-        })
-        .collect()
-}
-
-/// The pieces of a clause that must each occur in the post.
-pub fn pieces(s: &str) -> Vec<String> {
-    let mut cut = s.replace("……", "\u{1}").replace("——", "\u{1}");
-    for m in ['…', '—', '（', '）', '(', ')', '；', '。', '：'] {
-        cut = cut.replace(m, "\u{1}");
-    }
-    cut.split('\u{1}')
-        .map(normalize)
-        .filter(|p| p.chars().count() >= 6)
-        .collect()
-}
+pub use bansha_engine::quote::{check_quotation, is_reading, missing_piece, normalize, pieces};
 
 /// One clause string that its post does not contain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,10 +59,7 @@ pub fn unquoted(rule_file: &str, post: &str) -> Result<Vec<Unquoted>, toml::de::
     let post = normalize(post);
     let mut bad = Vec::new();
     for (key, clause) in cited_clauses(&doc) {
-        if is_reading(&clause) {
-            continue;
-        }
-        if let Some(missing) = pieces(&clause).into_iter().find(|p| !post.contains(p)) {
+        if let Some(missing) = missing_piece(&clause, &post) {
             bad.push(Unquoted {
                 key,
                 clause,
@@ -117,14 +76,7 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn pieces_and_readings() {
-        assert!(is_reading("  采用论坛通行格式"));
-        assert!(is_reading("bansha: x"));
-        assert!(!is_reading("改票需回复原投票楼层"));
-        assert_eq!(
-            pieces("甲乙丙丁戊己……短句。庚辛壬癸子丑寅"),
-            vec!["甲乙丙丁戊己", "庚辛壬癸子丑寅"]
-        );
+    fn the_cited_clauses_of_a_rule_file_not_in_its_post() {
         let post = "【改票格式】改票需回复原投票楼层\n“执行加速”状态";
         let file = "[vote.clauses]\na = \"改票需回复原投票楼层\"\nb = \"不在帖子里的一句话啊\"\nc = \"解读：不在帖子里的一句话啊\"\n[x]\nclause = \"执行加速”状态\"\nother = \"不是条款不是条款不是条款\"\n";
         let bad = unquoted(file, post).unwrap();

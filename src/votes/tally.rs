@@ -178,7 +178,7 @@ pub(crate) fn cause_zh(cause: &str) -> &str {
     match cause {
         "vote" => "放逐",
         "night" => "夜晚",
-        "red-card" => "红牌",
+        crate::roster::RED_CARD_CAUSE => "红牌",
         "day" => "白天",
         "skill" => "技能",
         "suicide" => "自杀",
@@ -256,7 +256,7 @@ impl<'a> Ctx<'a> {
             match f {
                 Fact::Out { player, cause } => {
                     let cause = cause.as_str();
-                    if cause == "red-card"
+                    if cause == crate::roster::RED_CARD_CAUSE
                         && let Some(st) = &rules.red_card_status
                     {
                         carded.entry(player).or_insert(*at);
@@ -269,7 +269,7 @@ impl<'a> Ctx<'a> {
                         }
                         continue;
                     }
-                    if cause == "red-card"
+                    if cause == crate::roster::RED_CARD_CAUSE
                         && rules.red_card_after_vote
                         && inp.closes.is_some_and(|c| *at >= c)
                     {

@@ -214,7 +214,7 @@ pub fn by_zh(by: &str) -> String {
 /// What a card did beyond itself: the player sent out (红牌罚下, or three yellows), a camp
 /// that lost. From the same ledger `bansha cards` prints.
 pub fn consequences(cfg: &Config, rules: &RuleSet, store: &Store, player: &str) -> String {
-    let Ok((v, _, _)) = crate::cli::flags::render_cards(cfg, rules, store) else {
+    let Ok((v, _, _)) = crate::game::flags::render_cards(cfg, rules, store) else {
         return String::new();
     };
     let mut out = String::new();
@@ -273,7 +273,7 @@ pub(super) async fn flag_confirm(
                 });
             }
             open_flag(cfg, store, id)?;
-            crate::cli::flags::confirm_flag(
+            crate::game::flags::confirm_flag(
                 cfg,
                 rules,
                 store,
@@ -327,7 +327,7 @@ pub(super) async fn flag_dismiss(
     decision(&app, &headers, &body, false, |cfg, _, store, sess, f| {
         let flag = open_flag(cfg, store, id)?;
         let whitelist = f.get("whitelist").is_some_and(|v| !v.is_empty()) && whitelistable(&flag);
-        crate::cli::flags::dismiss_flag(cfg, store, id, whitelist, &sess.by(), app.clock.now())
+        crate::game::flags::dismiss_flag(cfg, store, id, whitelist, &sess.by(), app.clock.now())
             .map_err(|e| Refused::conflict(format!("没有驳回：{}", e.message())))?;
         let mut msg = format!("#{id} 已驳回（{}）", sess.who());
         if whitelist {
@@ -347,7 +347,7 @@ pub(super) async fn card_withdraw(
     body: String,
 ) -> Response {
     decision(&app, &headers, &body, true, |cfg, _, store, sess, _| {
-        crate::cli::flags::withdraw_card(cfg, store, id, &sess.by(), app.clock.now()).map_err(
+        crate::game::flags::withdraw_card(cfg, store, id, &sess.by(), app.clock.now()).map_err(
             |_| Refused::conflict(format!("第 {id} 张牌不存在或已经撤销；什么也没有改。")),
         )?;
         Ok(Done {
@@ -398,19 +398,22 @@ pub(super) async fn activity_cards(
                     "第{day}天还没有关门：发言统计是暂定的，关门后再确认。什么也没有改。"
                 )));
             }
-            let r = crate::cli::activity::stored_activity(cfg, rules, store, day)
+            let before = views::activity_cards_given(cfg, store, day);
+            crate::game::flags::cards_from_activity(cfg, rules, store, day, &sess.by(), now)
                 .map_err(|e| Refused::conflict(views::zh_error(e.message())))?;
-            let cards = views::activity_cards(&r);
-            let given =
-                crate::cli::flags::give_activity_cards(cfg, store, &cards, day, &sess.by(), now)
-                    .map_err(|e| Refused::conflict(views::zh_error(e.message())))?;
+            let given: Vec<String> = views::activity_cards_given(cfg, store, day)
+                .into_iter()
+                .filter(|k| !before.iter().any(|b| b.id == k.id))
+                .map(|k| format!("{} {}", k.player, views::card_zh(&k.card)))
+                .collect();
             let msg = if given.is_empty() {
                 format!("第{day}天没有新的固定判罚。")
             } else {
                 format!(
-                    "第{day}天的固定判罚已确认：{} 张（{}）。",
+                    "第{day}天的固定判罚已确认：{} 张（{}）——{}。",
                     given.len(),
-                    sess.who()
+                    sess.who(),
+                    given.join("、")
                 )
             };
             Ok(Done {

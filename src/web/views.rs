@@ -1,6 +1,6 @@
 //! The page's sections. Each is what a CLI command prints, computed by the same library
-//! function (`cli::tally::stored_tally`, `cli::activity::stored_activity`,
-//! `cli::flags::render_cards`, `cli::night::state_report`/`phase_reports`, the store's
+//! function of the game layer (`game::tally::stored_tally`, `game::activity::stored_activity`,
+//! `game::flags::render_cards`, `game::night::state_report`/`phase_reports`, the store's
 //! flags) and laid out as HTML. Nothing here tallies, flags or resolves anything itself.
 
 use std::fmt::Write as _;
@@ -11,7 +11,6 @@ use super::Role;
 use super::decide::{by_zh, category_zh, consequences, status_zh, whitelistable};
 use super::html::{copy_block, error_box, esc, pre, scroll_table};
 use super::session::Session;
-use crate::cli::CliError;
 use crate::config::{Config, ThreadKind};
 use crate::model::Timestamp;
 use crate::moderation::{Card, Category};
@@ -142,7 +141,7 @@ pub fn current_day(cfg: &Config, now: Timestamp) -> Option<u32> {
 
 /// A command's refusal as the page shows it: in Chinese where the cause is known (a game
 /// without roles, without players, a day not synced yet), else the command's message.
-fn cli_err(e: CliError) -> String {
+fn cli_err(e: crate::game::Error) -> String {
     zh_error(e.message())
 }
 
@@ -211,7 +210,7 @@ fn the_day(c: &Ctx<'_>, day: Option<u32>) -> Result<u32, String> {
 /// `bansha tally --day N` as text (director) or BBCode (the public 公示), as of now.
 fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String> {
     let day = the_day(c, day)?;
-    let tid = crate::cli::tally::vote_tid(c.cfg, day).map_err(cli_err)?;
+    let tid = crate::game::tally::vote_tid(c.cfg, day).map_err(cli_err)?;
     if let Some(opens) = c.cfg.day(day).and_then(|d| d.opens)
         && c.now < c.cfg.ts(opens)
     {
@@ -220,9 +219,9 @@ fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String
             esc(&c.cfg.fmt_time(c.cfg.ts(opens)))
         ));
     }
-    let t = crate::cli::tally::stored_tally(c.cfg, c.rules, c.store, day, tid, c.now)
+    let t = crate::game::tally::stored_tally(c.cfg, c.rules, c.store, day, tid, c.now)
         .map_err(cli_err)?;
-    let out = crate::cli::tally::render(c.cfg, &t, format);
+    let out = crate::game::tally::render(c.cfg, &t, format);
     Ok(match format {
         Format::Bbcode => copy_block(&format!("第{day}天 计票公示"), &out),
         _ => pre(&out),
@@ -232,7 +231,8 @@ fn tally(c: &Ctx<'_>, day: Option<u32>, format: Format) -> Result<String, String
 /// The day's activity: who has not voted, 加速/延时 requests, posts against 潜水.
 fn activity(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
     let day = the_day(c, day)?;
-    let r = crate::cli::activity::stored_activity(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
+    let r =
+        crate::game::activity::stored_activity(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
     let cfg = c.cfg;
     let mut s = String::new();
     let interim = day_closes(cfg, day).is_some_and(|t| c.now < t);
@@ -353,7 +353,7 @@ fn activity(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
         );
     }
     s.push_str("</table></div>");
-    s.push_str(&fixed_cards(c, day, &r, interim)?);
+    s.push_str(&fixed_cards(c, day, interim));
     let title = if interim {
         "发言统计公示（暂定）"
     } else {
@@ -487,7 +487,7 @@ fn post_with_mark(c: &Ctx<'_>, f: &FlagRow) -> String {
     s
 }
 
-fn card_zh(s: &str) -> &'static str {
+pub fn card_zh(s: &str) -> &'static str {
     Card::parse(s).map(Card::chinese).unwrap_or("?")
 }
 
@@ -682,7 +682,7 @@ fn flag_actions(c: &Ctx<'_>, f: &FlagRow, rule_cards: &[Card]) -> String {
 
 /// `bansha cards`: the ledger with escalations, and the 判罚公示.
 fn ledger(c: &Ctx<'_>) -> Result<String, String> {
-    let (v, _text, bbcode) = crate::cli::flags::render_cards(c.cfg, c.rules, c.store)?;
+    let (v, _text, bbcode) = crate::game::flags::render_cards(c.cfg, c.rules, c.store)?;
     let mut s = String::new();
     s.push_str("<div class=\"scroll\"><table id=\"ledger\"><tr><th>玩家</th><th>蓝牌</th><th>黄牌</th><th>红牌</th><th>升级</th><th></th></tr>");
     let mut any = false;
@@ -776,7 +776,7 @@ fn ledger(c: &Ctx<'_>) -> Result<String, String> {
 
 /// `bansha state` (director: roles, camps, statuses) or its public BBCode.
 fn state(c: &Ctx<'_>, format: Format) -> Result<String, String> {
-    let out = crate::cli::night::state_report(c.cfg, c.store, None, format).map_err(cli_err)?;
+    let out = crate::game::night::state_report(c.cfg, c.store, None, format).map_err(cli_err)?;
     Ok(match format {
         Format::Bbcode => copy_block("局势公示", &out),
         _ => aligned(&out),
@@ -786,7 +786,7 @@ fn state(c: &Ctx<'_>, format: Format) -> Result<String, String> {
 /// Every resolved phase: the public 公示 (copyable); for the director also the notes and
 /// one private block per player.
 fn nights(c: &Ctx<'_>, private: bool) -> Result<String, String> {
-    let phases = crate::cli::night::phase_reports(c.cfg, c.store).map_err(cli_err)?;
+    let phases = crate::game::night::phase_reports(c.cfg, c.store).map_err(cli_err)?;
     if phases.is_empty() {
         return Ok("<p class=\"muted\">时间线中尚无结算（bansha night）。</p>".into());
     }
@@ -926,12 +926,12 @@ fn status(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
 fn changes(c: &Ctx<'_>) -> Result<String, String> {
     let cfg = c.cfg;
     let since = match c.query.get("since").filter(|v| !v.trim().is_empty()) {
-        Some(v) => crate::cli::tally::parse_at(cfg, &v.replace('T', " "))
+        Some(v) => crate::game::tally::parse_at(cfg, &v.replace('T', " "))
             .map_err(|_| format!("「{v}」不是时间：请写成 YYYY-MM-DD HH:MM"))?,
         None => c.now - 3600,
     };
-    let text =
-        crate::cli::changes::changes_text(cfg, c.rules, c.store, since, c.now).map_err(cli_err)?;
+    let text = crate::cli::changes::changes_text(cfg, c.rules, c.store, since, c.now)
+        .map_err(|e| zh_error(e.message()))?;
     let day = c
         .query
         .get("day")
@@ -950,7 +950,8 @@ fn changes(c: &Ctx<'_>) -> Result<String, String> {
 /// The day's 电梯楼, ready to paste on floor 2.
 fn elevator(c: &Ctx<'_>, day: Option<u32>) -> Result<String, String> {
     let day = the_day(c, day)?;
-    let e = crate::cli::activity::stored_elevator(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
+    let e =
+        crate::game::activity::stored_elevator(c.cfg, c.rules, c.store, day).map_err(cli_err)?;
     Ok(format!(
         "<details id=\"elevator-block\"><summary>第{day}天 电梯楼：{} 人（展开复制）</summary>{}</details>",
         e.entries.len(),
@@ -1028,61 +1029,50 @@ pub fn aligned(text: &str) -> String {
     s
 }
 
-/// The fixed cards a day's activity report names (潜水 → 黄牌…), as the ledger takes them.
-pub(crate) fn activity_cards(
-    r: &crate::activity::ActivityReport,
-) -> Vec<crate::cli::flags::ActivityCard> {
-    r.players
-        .iter()
-        .flat_map(|p| {
-            p.violations.iter().filter_map(move |v| {
-                Some(crate::cli::flags::ActivityCard {
-                    player: p.name.clone(),
-                    rule: v.rule.as_str().to_string(),
-                    card: Card::parse(v.card.as_str())?,
-                    clause: v.clause.clone(),
-                })
-            })
+/// The day's fixed activity cards in the ledger (given by `cards from-activity` or this
+/// page), not withdrawn.
+pub fn activity_cards_given(cfg: &Config, store: &Store, day: u32) -> Vec<CardRow> {
+    let suffix = format!(":day{day}");
+    store
+        .cards(&cfg.forum_key())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|k| {
+            k.category.starts_with("activity:")
+                && k.category.ends_with(&suffix)
+                && k.withdrawn_at.is_none()
         })
         .collect()
 }
 
-/// After 关门: the day's fixed cards not given yet, and the button that gives them (what
-/// `bansha cards from-activity --day N` does). Before 关门 the report is not final.
-fn fixed_cards(
-    c: &Ctx<'_>,
-    day: u32,
-    r: &crate::activity::ActivityReport,
-    interim: bool,
-) -> Result<String, String> {
-    let all = activity_cards(r);
-    let pending =
-        crate::cli::flags::pending_activity_cards(c.cfg, c.store, &all, day).map_err(cli_err)?;
+/// The day's fixed cards (潜水 → 黄牌…): those in the ledger, and after 关门 the button
+/// that gives the rest (what `bansha cards from-activity --day N` does; pressing it again
+/// adds nothing). Before 关门 the report is not final.
+fn fixed_cards(c: &Ctx<'_>, day: u32, interim: bool) -> String {
+    let given = activity_cards_given(c.cfg, c.store, day);
     let mut s = String::from("<h3>固定判罚</h3>");
-    if pending.is_empty() {
-        s.push_str("<p class=\"muted\" id=\"fixed-cards\">没有待确认的固定判罚。</p>");
-        return Ok(s);
+    if given.is_empty() {
+        s.push_str("<p class=\"muted\" id=\"fixed-cards\">还没有确认。</p>");
+    } else {
+        let list: Vec<String> = given
+            .iter()
+            .map(|k| format!("{} {}", esc(&k.player), card_zh(&k.card)))
+            .collect();
+        let _ = write!(
+            s,
+            "<p id=\"fixed-cards\">已确认 {} 张：{}</p>",
+            given.len(),
+            list.join("、")
+        );
     }
-    let list: Vec<String> = pending
-        .iter()
-        .map(|k| format!("{} {}", esc(&k.player), k.card.chinese()))
-        .collect();
-    let _ = write!(
-        s,
-        "<p id=\"fixed-cards\">待确认 {} 张：{}</p>",
-        pending.len(),
-        list.join("、")
-    );
     if interim {
         s.push_str("<p class=\"interim\">关门后才能确认（现在的统计是暂定的）。</p>");
     } else {
         let _ = write!(
             s,
-            "<form method=\"post\" action=\"/activity/{day}/cards\" class=\"decide\" data-confirm=\"按第{day}天的发言统计给出这 {} 张牌？\"><input type=\"hidden\" name=\"csrf\" value=\"{}\"><button type=\"submit\" class=\"confirm give-cards\">确认第{day}天的固定判罚（{} 张）</button></form><p class=\"answer\" role=\"status\"></p>",
-            pending.len(),
+            "<form method=\"post\" action=\"/activity/{day}/cards\" class=\"decide\" data-confirm=\"按第{day}天的发言统计给出固定判罚（已给的不会重复）？\"><input type=\"hidden\" name=\"csrf\" value=\"{}\"><button type=\"submit\" class=\"confirm give-cards\">确认第{day}天的固定判罚</button></form><p class=\"answer\" role=\"status\"></p>",
             esc(c.csrf),
-            pending.len()
         );
     }
-    Ok(s)
+    s
 }

@@ -4,6 +4,7 @@
 
 pub mod action;
 mod effects;
+pub mod quote;
 pub mod resolve;
 pub mod rng;
 pub mod rules;

@@ -1269,9 +1269,4 @@ pub fn support_report(rules: &EngineRules) -> String {
 }
 
 /// A clause labelled as a reading (解读/采用/按字面/bansha), not a quotation.
-pub fn is_reading(clause: &str) -> bool {
-    let c = clause.trim_start();
-    ["解读", "采用", "按字面", "bansha"]
-        .iter()
-        .any(|l| c.starts_with(l))
-}
+pub use crate::quote::is_reading;

@@ -4,16 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use bansha_engine::quote;
 use bansha_engine::scenario::{Scenario, engine_rules_from_toml};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn norm(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_whitespace() && !"【】「」“”".contains(*c))
-        .collect()
 }
 
 fn run_set(set: &str, min: usize) {
@@ -22,8 +17,10 @@ fn run_set(set: &str, min: usize) {
     let rules =
         engine_rules_from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", rules_path.display()));
     let post_path = root().join(format!("rules/posts/{set}.txt"));
-    let post = std::fs::read_to_string(&post_path)
-        .unwrap_or_else(|e| panic!("{}: the rule post: {e}", post_path.display()));
+    let post = quote::normalize(
+        &std::fs::read_to_string(&post_path)
+            .unwrap_or_else(|e| panic!("{}: the rule post: {e}", post_path.display())),
+    );
     let dir = root().join(format!("tests/scenarios/night/{set}"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -41,14 +38,8 @@ fn run_set(set: &str, min: usize) {
                 continue;
             }
         };
-        let reading = ["解读", "采用", "按字面", "bansha"]
-            .iter()
-            .any(|m| sc.rule.trim_start().starts_with(m));
-        if !reading && !norm(&post).contains(&norm(&sc.rule)) {
-            failures.push(format!(
-                "{name}: rule is neither a quotation of the post nor a labelled reading: {}",
-                sc.rule
-            ));
+        if let Err(e) = quote::check_quotation(&sc.rule, &post) {
+            failures.push(format!("{name}: {e}"));
         }
         if let Err(errs) = sc.run(&rules) {
             failures.push(format!("{name}:\n  {}", errs.join("\n  ")));

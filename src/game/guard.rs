@@ -2,26 +2,26 @@
 //! nothing: the database must exist (it is opened read-only, never created), the config
 //! must list the players, and the day's threads must have stored pages.
 
-use super::CliError;
+use super::Error;
 use crate::config::{Config, ThreadKind};
 use crate::store::Store;
 
 /// The game's database, opened read-only; a missing file is an error (exit 2) naming the
 /// path, never a fresh empty database.
-pub fn open_store(cfg: &Config) -> Result<Store, CliError> {
+pub fn open_store(cfg: &Config) -> Result<Store, Error> {
     Store::open_existing(&cfg.db_path()).map_err(|e| match e {
         crate::store::StoreError::Invalid { .. } => {
-            CliError::Input(format!("{e} (game.db in {})", cfg.path.display()))
+            Error::Input(format!("{e} (game.db in {})", cfg.path.display()))
         }
-        e => CliError::Runtime(e.to_string()),
+        e => Error::Runtime(e.to_string()),
     })
 }
 
 /// A report about players needs the players: a config without `[[player]]` would judge
 /// every ballot "不是本局玩家" and every post as a stranger's.
-pub fn require_players(cfg: &Config) -> Result<(), CliError> {
+pub fn require_players(cfg: &Config) -> Result<(), Error> {
     if cfg.players.is_empty() {
-        return Err(CliError::Input(format!(
+        return Err(Error::Input(format!(
             "{}: no [[player]] entries; list the game's players (name, uid, seat) before \
              reporting (`bansha init --signup TID` lists the sign-up thread's repliers)",
             cfg.path.display()
@@ -45,7 +45,7 @@ pub fn require_pages(
     store: &Store,
     day: u32,
     kinds: &[ThreadKind],
-) -> Result<(), CliError> {
+) -> Result<(), Error> {
     let forum = cfg.forum_key();
     let mut missing = Vec::new();
     for (d, kind, tid) in cfg.threads() {
@@ -54,7 +54,7 @@ pub fn require_pages(
         }
         let stored = store
             .thread(&forum, tid)
-            .map_err(CliError::runtime)?
+            .map_err(Error::runtime)?
             .is_some_and(|t| t.posts > 0);
         if !stored {
             missing.push(format!("thread {tid} ({})", kind_zh(kind)));
@@ -64,7 +64,7 @@ pub fn require_pages(
         return Ok(());
     }
     let c = cfg.path.display();
-    Err(CliError::Input(format!(
+    Err(Error::Input(format!(
         "{}: day {day}: no stored pages for {}; run `bansha sync --config {c}` or \
          `bansha import --config {c} --tid TID SAVED-PAGES` first",
         cfg.db_path().display(),
