@@ -1646,6 +1646,8 @@ mod browser {
                 "return Array.prototype.map.call(document.querySelectorAll('#activity .bbhead span'),function(e){return e.textContent})",
             );
             assert_eq!(titles, json!(["发言统计公示（暂定）"]));
+            // The day's fixed cards wait for 关门.
+            assert!(text_of(&b, "#activity").contains("关门后才能确认"));
             // What changed since a moment, and the 电梯楼.
             assert!(text_of(&b, "#changes summary").contains("变动"));
             assert!(text_of(&b, "#elevator pre").contains("电梯"));
@@ -1667,6 +1669,48 @@ mod browser {
                 t.contains("连不上").then_some(t)
             });
             assert!(live.contains("过时"), "{live}");
+        }
+    }
+
+    #[test]
+    fn browser_sign_in_refusals_are_chinese_and_the_director_ends_a_session() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-signin-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            // A moderator calling himself 导演A is told why, on the form.
+            b.goto(&format!("http://{}/login", srv.addr));
+            b.type_into("input[name=token]", MODERATOR);
+            b.type_into("input[name=name]", "导演A");
+            b.click("button[type=submit]");
+            let msg = wait_for("the refusal", Duration::from_secs(20), || {
+                let t = text_of(&b, "p.error");
+                (!t.is_empty()).then_some(t)
+            });
+            assert!(msg.contains("名字里不能有「导演」"), "{msg}");
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the sign-in form on a phone");
+            }
+            // Signed in properly, the moderator works the queue …
+            b.sign_in(&srv, MODERATOR, "版主甲");
+            b.goto(&format!("http://{}/flags", srv.addr));
+            // … until the director ends that sign-in: the page goes back to the form.
+            let d = login(&srv, DIRECTOR, "导演");
+            let list = get(&srv, &d.cookie, "/part/sessions").body;
+            let handle = list
+                .split("<tr data-session=\"")
+                .skip(1)
+                .find(|row| row.contains("版主甲"))
+                .and_then(|row| row.split('"').next())
+                .expect("the moderator's session listed")
+                .to_string();
+            let r = act_as(&srv, &d, &format!("/sessions/{handle}/end"), "", &[]);
+            assert_eq!(r.status, 303);
+            wait_for("the page to leave", Duration::from_secs(20), || {
+                (b.js("return location.pathname") == "/login").then_some(())
+            });
         }
     }
 
