@@ -261,7 +261,7 @@ fn render_page(app: &App, headers: &HeaderMap, uri: &Uri, page: &'static str) ->
     });
     match rendered {
         Ok(c) => content.push_str(&c),
-        Err(r) => return r,
+        Err(r) => return *r,
     }
     let title = match page {
         "day" => "今日",
@@ -331,7 +331,7 @@ pub(super) async fn part(
         views::render(p, ctx, day)
     }) {
         Ok(html) => fragment(StatusCode::OK, html),
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 
@@ -358,17 +358,17 @@ fn with_ctx<R>(
     q: &HashMap<String, String>,
     now: Timestamp,
     f: impl FnOnce(&Ctx<'_>) -> R,
-) -> Result<R, Response> {
+) -> Result<R, Box<Response>> {
     let sessions = app
         .sessions
         .lock()
         .map(|mut s| s.list(now))
         .unwrap_or_default();
     let Ok(store) = app.store.lock() else {
-        return Err(plain(
+        return Err(Box::new(plain(
             StatusCode::INTERNAL_SERVER_ERROR,
             "store lock poisoned",
-        ));
+        )));
     };
     let ctx = Ctx {
         cfg,
