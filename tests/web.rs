@@ -402,6 +402,18 @@ fn act_as(srv: &Server, s: &Session, path: &str, body: &str, extra: &[(&str, &st
     )
 }
 
+/// The public handle of the session signed in as `name`, from the director's list.
+fn session_handle(srv: &Server, director: &Session, name: &str) -> String {
+    get(srv, &director.cookie, "/part/sessions")
+        .body
+        .split("<tr data-session=\"")
+        .skip(1)
+        .find(|row| row.contains(name))
+        .and_then(|row| row.split('"').next())
+        .unwrap_or_else(|| panic!("{name}'s session is not listed"))
+        .to_string()
+}
+
 fn flag_status(cfg: &Path, id: i64) -> String {
     let c = bansha::config::Config::load(cfg).unwrap();
     let s = bansha::store::Store::open(&c.db_path()).unwrap();
@@ -820,14 +832,7 @@ fn the_session_cookie_is_named_per_instance_expires_and_the_director_can_end_a_s
     assert_ne!(na, "bansha_session");
     let d = login(&a, DIRECTOR, "导演");
     let m = login(&a, MODERATOR, "版主甲");
-    let list = get(&a, &d.cookie, "/part/sessions").body;
-    let handle = list
-        .split("<tr data-session=\"")
-        .skip(1)
-        .find(|row| row.contains("版主甲"))
-        .and_then(|row| row.split('"').next())
-        .expect("the moderator's session listed")
-        .to_string();
+    let handle = session_handle(&a, &d, "版主甲");
     assert_eq!(get(&a, &m.cookie, "/part/sessions").status, 403);
     // A moderator cannot end the director's session.
     let r = act_as(&a, &m, &format!("/sessions/{handle}/end"), "", &[]);
@@ -1698,14 +1703,7 @@ mod browser {
             b.goto(&format!("http://{}/flags", srv.addr));
             // … until the director ends that sign-in: the page goes back to the form.
             let d = login(&srv, DIRECTOR, "导演");
-            let list = get(&srv, &d.cookie, "/part/sessions").body;
-            let handle = list
-                .split("<tr data-session=\"")
-                .skip(1)
-                .find(|row| row.contains("版主甲"))
-                .and_then(|row| row.split('"').next())
-                .expect("the moderator's session listed")
-                .to_string();
+            let handle = session_handle(&srv, &d, "版主甲");
             let r = act_as(&srv, &d, &format!("/sessions/{handle}/end"), "", &[]);
             assert_eq!(r.status, 303);
             wait_for("the page to leave", Duration::from_secs(20), || {

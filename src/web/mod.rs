@@ -12,6 +12,9 @@
 //! - No token in a URL, a log line or a page: it is POSTed once to `/login`, then a
 //!   random session id in an HttpOnly, SameSite=Strict cookie stands for it.
 //! - No POST without a session and its CSRF token (403), no cross-site POST (Origin).
+//! - No request for a name that is not this server's (`Host` not an IP, `localhost` or
+//!   `[serve] hosts`: 421), no unlimited wrong tokens (`limit.rs`), no session without an
+//!   expiry, no connection held silent past `idle_secs` (`net.rs`).
 //! - No player-written string reaches the page unescaped ([`html::esc`]); the page's
 //!   Content-Security-Policy allows only its own nonce'd script and style.
 //! - No director-only section (roles, night feedback, the director's tally) for a
