@@ -15,8 +15,8 @@ use bansha::config::Config;
 use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::store::Store;
-use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::ManualClock;
+use bansha_testforum::{ForumSpec, TestForum, ThreadSpec};
 
 const CHILD_ENV: &str = "BANSHA_BENCH_DAEMON_CHILD";
 

@@ -18,8 +18,8 @@ use bansha::config::Config;
 use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::store::Store;
-use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::{Clock, ManualClock};
+use bansha_testforum::{ForumSpec, TestForum, ThreadSpec};
 
 const TID: u64 = 4001;
 const NAMES: [&str; 8] = ["导演", "傻树", "白色防御者", "甲", "乙", "丙", "丁", "戊"];

@@ -1,10 +1,11 @@
 //! Conversions between unix timestamps and the game's local wall-clock time.
 //! Everything inside bansha is a [`Timestamp`]; these functions are the edges.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone};
 use chrono_tz::Tz;
 
 use crate::model::Timestamp;
+
+pub use bansha_base::localtime::{local_to_ts, parse_local, parse_naive, to_local};
 
 /// The clock, injected so that tests never read the wall clock.
 pub trait Clock: Send + Sync {
@@ -93,38 +94,6 @@ impl Clock for ManualClock {
     }
 }
 
-/// Parse `YYYY-MM-DD HH:MM[:SS]` (also `Y-n-j`, `/` separators) as a local wall-clock time.
-pub fn parse_naive(s: &str) -> Option<NaiveDateTime> {
-    let s = s.trim().replace('/', "-");
-    for fmt in ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"] {
-        if let Ok(t) = NaiveDateTime::parse_from_str(&s, fmt) {
-            return Some(t);
-        }
-    }
-    NaiveDate::parse_from_str(&s, "%Y-%m-%d")
-        .ok()
-        .map(|d| d.and_hms_opt(0, 0, 0).unwrap())
-}
-
-/// A local wall-clock time in `tz` as a timestamp. Ambiguous times (DST folds) take the
-/// earlier instant; times in a DST gap are shifted forward an hour.
-pub fn local_to_ts(t: NaiveDateTime, tz: Tz) -> Timestamp {
-    match tz.from_local_datetime(&t) {
-        chrono::LocalResult::Single(d) => d.timestamp(),
-        chrono::LocalResult::Ambiguous(a, _) => a.timestamp(),
-        chrono::LocalResult::None => tz
-            .from_local_datetime(&(t + chrono::Duration::hours(1)))
-            .earliest()
-            .map(|d| d.timestamp())
-            .unwrap_or_else(|| t.and_utc().timestamp()),
-    }
-}
-
-/// Parse a user-given local time string into a timestamp.
-pub fn parse_local(s: &str, tz: Tz) -> Option<Timestamp> {
-    parse_naive(s).map(|t| local_to_ts(t, tz))
-}
-
 /// `YYYY-MM-DD HH:MM:SS` in `tz`.
 pub fn format_local(ts: Timestamp, tz: Tz) -> String {
     to_local(ts, tz).format("%Y-%m-%d %H:%M:%S").to_string()
@@ -133,12 +102,6 @@ pub fn format_local(ts: Timestamp, tz: Tz) -> String {
 /// `YYYY-MM-DD HH:MM` in `tz` (reports for people).
 pub fn format_local_short(ts: Timestamp, tz: Tz) -> String {
     to_local(ts, tz).format("%Y-%m-%d %H:%M").to_string()
-}
-
-pub fn to_local(ts: Timestamp, tz: Tz) -> DateTime<Tz> {
-    tz.timestamp_opt(ts, 0)
-        .single()
-        .unwrap_or_else(|| tz.timestamp_opt(0, 0).unwrap())
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use bansha::config::Config;
 use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher, Login, Secret};
 use bansha::store::Store;
-use bansha::testforum::{Fault, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
 use bansha::time::{Clock, ManualClock, parse_local};
+use bansha_testforum::{Fault, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
 
 const DISC: u64 = 1001;
 const VOTE: u64 = 1002;
@@ -50,7 +50,7 @@ fn spec(disc_posts: usize) -> ForumSpec {
     s.site.human_time = false;
     s.site.now = Some("2026-03-04 12:00".into());
     s.users = users();
-    s.forums = vec![bansha::testforum::ForumInfo {
+    s.forums = vec![bansha_testforum::ForumInfo {
         fid: 2,
         name: "版杀".into(),
     }];
@@ -433,7 +433,7 @@ fn a_fault_that_outlasts_the_retries_stores_nothing_and_the_next_pass_catches_up
     g.forum.inject_scoped(
         Fault::Truncated,
         5,
-        bansha::testforum::FaultScope {
+        bansha_testforum::FaultScope {
             tid: Some(DISC),
             path_contains: None,
         },
@@ -1289,7 +1289,7 @@ fn edits_deletions_new_posts_and_locks_arrive_with_fingerprints_on() {
         g.advance(60);
         assert!(
             g.forum
-                .set_locked(pids[21], Some(bansha::testforum::Lock::Blocked))
+                .set_locked(pids[21], Some(bansha_testforum::Lock::Blocked))
         );
         block_on(d.step()).unwrap();
         let p = d.store().post(&f, DISC, pids[21]).unwrap().unwrap();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bansha::testforum::{ForumSpec, TestForum};
+use bansha_testforum::{ForumSpec, TestForum};
 
 use super::common::{bansha, scratch_dir};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use bansha::cli::{Cli, dispatch};
 use bansha::model::Post;
 use bansha::store::{SourceKind, Store};
-use bansha::testforum::{
+use bansha_testforum::{
     FloorMode, ForumSpec, PostSpec, SiteCharset, TestForum, ThreadSpec, UserSpec,
 };
 use clap::Parser;

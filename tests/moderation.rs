@@ -969,8 +969,8 @@ mod daemon {
     use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
     use bansha::moderation::Detector;
     use bansha::store::Store;
-    use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
     use bansha::time::{Clock, ManualClock, parse_local};
+    use bansha_testforum::{ForumInfo, ForumSpec, PostSpec, TestForum, ThreadSpec, UserSpec};
 
     const DISC: u64 = 1001;
 

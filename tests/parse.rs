@@ -780,8 +780,8 @@ mod props {
 
 mod on_testforum {
     use super::*;
-    use bansha::testforum::TestForum;
-    use bansha::testforum::spec::{ForumSpec, SiteCharset, Version};
+    use bansha_testforum::TestForum;
+    use bansha_testforum::spec::{ForumSpec, SiteCharset, Version};
     use std::io::{Read, Write};
     use std::net::TcpStream;
 

@@ -13,8 +13,8 @@ use bansha::daemon::Daemon;
 use bansha::fetch::{CookieJar, FetchOptions, Fetcher};
 use bansha::model::Post;
 use bansha::store::Store;
-use bansha::testforum::{ForumSpec, TestForum, ThreadSpec};
 use bansha::time::{Clock, ManualClock, parse_local};
+use bansha_testforum::{ForumSpec, TestForum, ThreadSpec};
 
 const TID: u64 = 3001;
 const NAMES: [&str; 6] = ["导演", "傻树", "白色防御者", "甲", "乙", "丙"];
@@ -431,7 +431,7 @@ fn deleted_floors_shifting_pc_pages_send_the_styled_post_to_the_next_page() {
     // in the API's list, so the styled post at slot 32 (PC page 4) is API index 27,
     // which points at page 3.
     let mut s = spec(300, &[32], None);
-    s.site.floor_mode = bansha::testforum::FloorMode::Position;
+    s.site.floor_mode = bansha_testforum::FloorMode::Position;
     for i in 1..=5 {
         s.threads[0].posts[i].deleted = true;
     }

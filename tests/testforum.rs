@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use bansha::testforum::{
+use bansha_testforum::{
     Fault, FaultScope, FloorMode, ForumSpec, Lock, PostSpec, SiteCharset, TestForum, ThreadSpec,
     UserSpec, Version,
 };

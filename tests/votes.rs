@@ -328,10 +328,14 @@ fn run(game: &str, file: &Path) -> Vec<String> {
     };
     check(t.mode == e.mode, format!("mode {} != {}", t.mode, e.mode));
     check(
-        t.outcome.kind == e.outcome && t.outcome.player == e.player,
+        t.outcome.kind.as_str() == e.outcome && t.outcome.player == e.player,
         format!(
             "outcome {} {:?} (via {}) != {} {:?}",
-            t.outcome.kind, t.outcome.player, t.outcome.via, e.outcome, e.player
+            t.outcome.kind.as_str(),
+            t.outcome.player,
+            t.outcome.via,
+            e.outcome,
+            e.player
         ),
     );
     for v in &e.via_contains {

@@ -1713,8 +1713,8 @@ mod browser {
     }
 
     /// The test forum serving day 1's threads (the players as users), for the daemon.
-    fn forum_spec() -> bansha::testforum::ForumSpec {
-        use bansha::testforum::{ForumInfo, ForumSpec, PostSpec, ThreadSpec, UserSpec};
+    fn forum_spec() -> bansha_testforum::ForumSpec {
+        use bansha_testforum::{ForumInfo, ForumSpec, PostSpec, ThreadSpec, UserSpec};
         let mut s = ForumSpec::default();
         s.site.human_time = false;
         s.site.now = Some(DURING_DAY1.into());
@@ -1772,7 +1772,7 @@ mod browser {
         let Some(b) = Browser::start(1280, 1400) else {
             return;
         };
-        let forum = bansha::testforum::TestForum::start(forum_spec()).unwrap();
+        let forum = bansha_testforum::TestForum::start(forum_spec()).unwrap();
         let dir = scratch_dir("web-br-live");
         let cfg = dir.join("game.toml");
         let cookies = dir.join("cookies.txt");

@@ -9,8 +9,8 @@ use super::*;
 use crate::daemon::Daemon;
 use crate::fetch::Fetcher;
 use crate::store::Store;
-use crate::testforum::{ForumSpec, TestForum};
 use crate::time::ManualClock;
+use bansha_testforum::{ForumSpec, TestForum};
 
 const FORUM: &str = include_str!("../../config/demo-forum.toml");
 const GAME: &str = include_str!("../../config/sample-game.toml");

@@ -3,6 +3,7 @@
 
 mod activity;
 pub(crate) mod changes;
+#[cfg(feature = "demo")]
 mod demo;
 mod flags;
 mod import;
@@ -53,6 +54,7 @@ pub struct FormatArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The whole pipeline on an embedded sample game, over loopback HTTP.
+    #[cfg(feature = "demo")]
     Demo(DemoArgs),
     /// Validate rule files; every problem as `file:key: message`.
     CheckRules {
@@ -399,6 +401,7 @@ pub fn load_config(arg: &ConfigArg) -> Result<crate::config::Config, CliError> {
 pub fn dispatch(cli: Cli) -> CliResult {
     match cli.command {
         Command::CheckRules { files } => check_rules(&files),
+        #[cfg(feature = "demo")]
         Command::Demo(a) => demo::run(&a),
         Command::Import(a) => import::run(&a),
         Command::Posts(a) => posts::run(&a),

@@ -13,6 +13,7 @@ use crate::night::{self, Until, render};
 use crate::report::Format;
 use crate::rules::RuleSet;
 use crate::store::Store;
+use crate::votes::OutcomeKind;
 
 /// The rule set's `[engine]` section, or a clear error.
 pub fn engine_rules(cfg: &Config) -> Result<(RuleSet, EngineRules), Error> {
@@ -352,8 +353,8 @@ pub fn confirm_day(
         )));
     }
     let (outs, sheriff) = match (tally.outcome.kind, &tally.outcome.player) {
-        ("elected", Some(p)) => (Vec::new(), Some(p.clone())),
-        ("eliminated", Some(p)) => (
+        (OutcomeKind::Elected, Some(p)) => (Vec::new(), Some(p.clone())),
+        (OutcomeKind::Eliminated, Some(p)) => (
             vec![(p.clone(), day_cause(&rules, &tally.outcome.via))],
             None,
         ),

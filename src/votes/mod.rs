@@ -18,4 +18,4 @@ mod weigh;
 
 pub use ballot::{BallotText, parse_ballot};
 pub(crate) use tally::cause_zh;
-pub use tally::{Ballot, EditedPost, Outcome, Tally, TallyInput, Total, tally};
+pub use tally::{Ballot, EditedPost, Outcome, OutcomeKind, Tally, TallyInput, Total, tally};

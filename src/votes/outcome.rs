@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::tally::{Ballot, Ctx, Outcome};
+use super::tally::{Ballot, Ctx, Outcome, OutcomeKind};
 use super::totals::Totals;
 use crate::model::Timestamp;
 use crate::rules::vote::{ElectionTie, Mode, TieBreak, Weight};
@@ -14,7 +14,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
     let day = cx.day;
     let totals = &t.list;
     let none = |via: String, clause: &str, tied: Vec<String>| Outcome {
-        kind: "none",
+        kind: OutcomeKind::None,
         player: None,
         via,
         clause: clause.to_string(),
@@ -52,7 +52,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
                 none("无人投票：无人当选警长".into(), cl, vec![])
             } else if tops.len() == 1 {
                 Outcome {
-                    kind: "elected",
+                    kind: OutcomeKind::Elected,
                     player: Some(tops[0].clone()),
                     via: format!("得票最高（{top}票）"),
                     clause: cl.into(),
@@ -63,7 +63,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
                     ElectionTie::FirstToReach => {
                         let w = first_to_reach(out, &t.received, &tops, top);
                         Outcome {
-                            kind: "elected",
+                            kind: OutcomeKind::Elected,
                             player: Some(w.clone()),
                             via: format!("{} 平票（{top}票）：{w} 先达到该票数", tops.join("、")),
                             clause: cl.into(),
@@ -97,7 +97,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
                     )
                 } else {
                     Outcome {
-                        kind: "eliminated",
+                        kind: OutcomeKind::Eliminated,
                         player: Some(p.clone()),
                         via: format!("得票最高（{top}票）"),
                         clause: cl.into(),
@@ -113,7 +113,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
             let n = cx.alive_end().len() as i64;
             let mut o = match totals.first() {
                 Some(t) if t.votes.0 * 2 > n * 10 => Outcome {
-                    kind: "eliminated",
+                    kind: OutcomeKind::Eliminated,
                     player: Some(t.target.clone()),
                     via: format!("{} 得 {}票，超过存活 {n} 人的半数", t.target, t.votes),
                     clause: cl.into(),
@@ -129,7 +129,7 @@ pub(super) fn outcome(cx: &Ctx, out: &[Ballot], counted: &[usize], t: &Totals) -
                 ),
                 None => none(format!("公决失败：存活 {n} 人中无人投票"), cl, vec![]),
             };
-            if o.kind == "none" && rules.last_day == Some(day) {
+            if o.kind == OutcomeKind::None && rules.last_day == Some(day) {
                 o.via
                     .push_str(&format!("；第{day}天是最后一天，公决必须成功"));
                 o.clause = rules.clause("last-day").into();
@@ -198,7 +198,7 @@ fn tie_break(cx: &Ctx, out: &[Ballot], counted: &[usize], tops: &[String], top: 
                 });
                 if let Some(p) = who {
                     return Outcome {
-                        kind: "eliminated",
+                        kind: OutcomeKind::Eliminated,
                         player: Some(p.to_string()),
                         via: format!("{tie}：{role}<{skill}>，改由 {p} 出局"),
                         clause: clause.clone(),
@@ -214,7 +214,7 @@ fn tie_break(cx: &Ctx, out: &[Ballot], counted: &[usize], tops: &[String], top: 
                 }) = sb
                 {
                     return Outcome {
-                        kind: "eliminated",
+                        kind: OutcomeKind::Eliminated,
                         player: Some(t.clone()),
                         via: format!("{tie}：警长 {s} 的有效票投给了 {t}"),
                         clause: clause.clone(),
@@ -224,7 +224,7 @@ fn tie_break(cx: &Ctx, out: &[Ballot], counted: &[usize], tops: &[String], top: 
             }
             TieBreak::Nobody { clause } => {
                 return Outcome {
-                    kind: "none",
+                    kind: OutcomeKind::None,
                     player: None,
                     via: format!("{tie}：无人出局"),
                     clause: clause.clone(),
@@ -234,7 +234,7 @@ fn tie_break(cx: &Ctx, out: &[Ballot], counted: &[usize], tops: &[String], top: 
         }
     }
     Outcome {
-        kind: "none",
+        kind: OutcomeKind::None,
         player: None,
         via: format!("{tie}：没有适用的平票规则，无人出局"),
         clause: rules.clause("elimination").to_string(),

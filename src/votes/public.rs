@@ -45,7 +45,7 @@ pub struct Public {
     /// The highest, named without a count (`top-only`).
     pub tops: Vec<String>,
     pub mode: &'static str,
-    pub outcome_kind: &'static str,
+    pub outcome_kind: crate::votes::OutcomeKind,
     pub player: Option<String>,
     pub tied: Vec<String>,
 }

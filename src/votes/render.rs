@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::public::{Public, public};
-use super::tally::Tally;
+use super::tally::{OutcomeKind, Tally};
 use crate::report::bbcode_escape as esc;
 use crate::report::{max_width, pad_right};
 
@@ -65,11 +65,11 @@ fn mode_zh(mode: &str) -> &str {
 }
 
 /// The outcome's kind in words.
-fn kind_zh(mode: &str, kind: &str) -> &'static str {
+fn kind_zh(mode: &str, kind: OutcomeKind) -> &'static str {
     match (mode, kind) {
-        (_, "elected") => "当选警长",
-        ("majority", "eliminated") => "公决出局",
-        (_, "eliminated") => "出局",
+        (_, OutcomeKind::Elected) => "当选警长",
+        ("majority", OutcomeKind::Eliminated) => "公决出局",
+        (_, OutcomeKind::Eliminated) => "出局",
         ("election", _) => "无人当选",
         ("majority", _) => "公决失败",
         _ => "无人出局",
@@ -262,12 +262,12 @@ fn result_line(p: &Public, tops: &[String]) -> String {
         )
     };
     match (p.mode, p.outcome_kind) {
-        ("election", "elected") => format!("{tied}当选警长：{who}"),
+        ("election", OutcomeKind::Elected) => format!("{tied}当选警长：{who}"),
         ("election", _) if !p.tied.is_empty() => format!("{tied}本局无警长"),
         ("election", _) => "无人当选警长".into(),
-        ("majority", "eliminated") => format!("公决成功：{who}"),
+        ("majority", OutcomeKind::Eliminated) => format!("公决成功：{who}"),
         ("majority", _) => "公决失败".into(),
-        (_, "eliminated") => format!("{tied}投票出局：{who}"),
+        (_, OutcomeKind::Eliminated) => format!("{tied}投票出局：{who}"),
         _ if !p.tied.is_empty() => format!("{tied}无人出局"),
         _ => match tops.first() {
             Some(top) => format!("最高票：{}，平安日，无人出局", esc(top)),
@@ -376,7 +376,7 @@ mod tests {
                 })
                 .collect(),
             outcome: Outcome {
-                kind: "none",
+                kind: OutcomeKind::None,
                 player: None,
                 via: "最高票".into(),
                 clause: String::new(),
@@ -489,7 +489,7 @@ mod tests {
             ("elimination", "none", None, "结果：无人出局"),
         ] {
             let mut t = tally(mode, &[("甲", 20)]);
-            t.outcome.kind = kind;
+            t.outcome.kind = OutcomeKind::parse(kind).unwrap();
             t.outcome.player = player.map(str::to_string);
             assert_eq!(result_line(&t), want, "{mode} {kind}");
         }
@@ -532,7 +532,7 @@ mod tests {
     fn the_public_result_line_for_each_mode_and_outcome() {
         let case = |mode: &'static str, kind: &'static str, player: Option<&str>, tied: &[&str]| {
             let mut t = tally(mode, &[("甲", 20), ("乙", 20), ("丙", 10)]);
-            t.outcome.kind = kind;
+            t.outcome.kind = OutcomeKind::parse(kind).unwrap();
             t.outcome.player = player.map(str::to_string);
             t.outcome.tied = tied.iter().map(|x| x.to_string()).collect();
             let bb = bbcode(&t, "g");
@@ -609,7 +609,7 @@ mod tests {
             );
         }
         let mut t = tally("elimination", &[]);
-        t.outcome.kind = "none";
+        t.outcome.kind = OutcomeKind::None;
         assert_eq!(bbcode(&t, "g").lines().last(), Some("[b]无人出局[/b]"));
     }
 }

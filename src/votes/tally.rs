@@ -92,10 +92,40 @@ pub struct Total {
     pub votes: Weight,
 }
 
+/// What a day's vote decided (`elected` | `eliminated` | `none` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    /// A 警长 was elected.
+    Elected,
+    /// A player goes out.
+    Eliminated,
+    None,
+}
+
+impl OutcomeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Elected => "elected",
+            OutcomeKind::Eliminated => "eliminated",
+            OutcomeKind::None => "none",
+        }
+    }
+    /// The JSON name back (`elected`, `eliminated`, `none`).
+    pub fn parse(s: &str) -> Option<OutcomeKind> {
+        [
+            OutcomeKind::Elected,
+            OutcomeKind::Eliminated,
+            OutcomeKind::None,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Outcome {
-    /// `elected` | `eliminated` | `none`.
-    pub kind: &'static str,
+    pub kind: OutcomeKind,
     pub player: Option<String>,
     /// How the result came about.
     pub via: String,

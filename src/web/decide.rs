@@ -34,6 +34,20 @@ impl Refused {
             confirm: None,
         }
     }
+
+    /// The game layer's error: a refusal (bad input, a question for the director) is 409
+    /// Conflict, a failure at run time (the database) 500.
+    fn game(what: &str, e: &crate::game::Error) -> Refused {
+        let status = match e {
+            crate::game::Error::Runtime(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            crate::game::Error::Input(_) | crate::game::Error::NeedInput(_) => StatusCode::CONFLICT,
+        };
+        Refused {
+            status,
+            msg: format!("{what}：{}", views::zh_error(e.message())),
+            confirm: None,
+        }
+    }
 }
 
 fn answer(
@@ -282,7 +296,7 @@ pub(super) async fn flag_confirm(
                 &sess.by(),
                 app.clock.now(),
             )
-            .map_err(|e| Refused::conflict(format!("没有判罚：{}", e.message())))?;
+            .map_err(|e| Refused::game("没有判罚", &e))?;
             let mut msg = format!(
                 "#{id} 已确认：{} {}（{}）",
                 flag.flag.author,
@@ -328,7 +342,7 @@ pub(super) async fn flag_dismiss(
         let flag = open_flag(cfg, store, id)?;
         let whitelist = f.get("whitelist").is_some_and(|v| !v.is_empty()) && whitelistable(&flag);
         crate::game::flags::dismiss_flag(cfg, store, id, whitelist, &sess.by(), app.clock.now())
-            .map_err(|e| Refused::conflict(format!("没有驳回：{}", e.message())))?;
+            .map_err(|e| Refused::game("没有驳回", &e))?;
         let mut msg = format!("#{id} 已驳回（{}）", sess.who());
         if whitelist {
             msg.push_str(&format!("；「{}」本局不再标记", flag.flag.matched));
@@ -400,7 +414,7 @@ pub(super) async fn activity_cards(
             }
             let before = views::activity_cards_given(cfg, store, day);
             crate::game::flags::cards_from_activity(cfg, rules, store, day, &sess.by(), now)
-                .map_err(|e| Refused::conflict(views::zh_error(e.message())))?;
+                .map_err(|e| Refused::game("没有给出", &e))?;
             let given: Vec<String> = views::activity_cards_given(cfg, store, day)
                 .into_iter()
                 .filter(|k| !before.iter().any(|b| b.id == k.id))

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::discuz::html::both_paths;
-use crate::testforum::{
+use bansha_testforum::{
     ForumInfo, ForumSpec, Lock, PostSpec, SiteCharset, TestForum, ThreadSpec, UserSpec, Version,
 };
 

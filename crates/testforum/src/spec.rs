@@ -440,7 +440,8 @@ time = "2026-03-04 09:00"
     #[test]
     fn sample_and_demo_fixtures_load() {
         for f in ["config/sample-forum.toml", "config/demo-forum.toml"] {
-            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+            // The workspace root, two folders up from this crate.
+            let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(f);
             let spec = ForumSpec::load(&p).unwrap_or_else(|e| panic!("{e}"));
             assert!(!spec.threads.is_empty(), "{f}");
         }

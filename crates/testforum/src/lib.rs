@@ -24,7 +24,13 @@ use std::time::Duration;
 
 use ring::digest::{SHA256, digest};
 
-use crate::model::Timestamp;
+/// The moved files' `crate::model::Timestamp`, `crate::time` and `crate::tomlfile`.
+pub use bansha_base::Timestamp;
+mod model {
+    pub use bansha_base::Timestamp;
+}
+use bansha_base::localtime as time;
+use bansha_base::tomlfile;
 pub use spec::{
     FloorMode, ForumInfo, ForumSpec, Lock, PostSpec, SiteCharset, SiteSpec, ThreadSpec, UserSpec,
     Version,
