@@ -155,6 +155,15 @@ pub struct Serve {
     pub moderator_token: Option<String>,
     /// Seconds between the page's checks for new data (default 3).
     pub poll_secs: Option<u64>,
+    /// The names the page is reached by besides loopback (`bansha.example.org`, a TLS
+    /// proxy's name): any other `Host` or `Origin` is refused (DNS rebinding).
+    pub hosts: Vec<String>,
+    /// Behind a TLS proxy: the session cookie is `__Host-` prefixed and `Secure`.
+    pub tls: bool,
+    /// Hours a sign-in lasts (default 12).
+    pub session_hours: Option<u64>,
+    /// Seconds a connection may stay silent before it is closed (default 20).
+    pub idle_secs: Option<u64>,
 }
 
 /// Tokens are never printed, not even in debug output.
@@ -166,6 +175,10 @@ impl std::fmt::Debug for Serve {
             .field("director_token", &set(&self.director_token))
             .field("moderator_token", &set(&self.moderator_token))
             .field("poll_secs", &self.poll_secs)
+            .field("hosts", &self.hosts)
+            .field("tls", &self.tls)
+            .field("session_hours", &self.session_hours)
+            .field("idle_secs", &self.idle_secs)
             .finish()
     }
 }
@@ -437,6 +450,14 @@ impl Config {
                 "serve.poll_secs".into(),
                 "the page checks at most once a second".into(),
             );
+        }
+        for (key, v) in [
+            ("serve.session_hours", self.serve.session_hours),
+            ("serve.idle_secs", self.serve.idle_secs),
+        ] {
+            if v == Some(0) {
+                err(key.into(), "must be at least 1".into());
+            }
         }
         let mut names = HashSet::new();
         let mut seats = HashMap::new();

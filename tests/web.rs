@@ -17,6 +17,9 @@ pub const DURING_DAY1: &str = "2026-03-03 12:00";
 pub const XSS: &str =
     "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\"> 你是傻逼";
 
+/// A post quoting an insult before making it: the flagged span is the second 傻逼.
+pub const QUOTED_INSULT: &str = "“傻逼”是他先说的，你才是傻逼";
+
 /// Seats and roles; no player's name contains a role or camp word, so a page that shows
 /// a role is caught by looking for the role's name.
 pub const SEATS: &[(&str, &str)] = &[
@@ -105,6 +108,7 @@ pub fn fixture(name: &str) -> Fixture {
             p(1, 8000, "导演", 1, "2026-03-02 09:00", "第一天讨论开始"),
             p(2, 8001, "子鼠", 100, "2026-03-02 10:00", XSS),
             p(3, 8002, "寅虎", 102, "2026-03-02 10:05", "我觉得丑牛可疑"),
+            p(4, 8003, "卯兔", 103, "2026-03-02 10:10", QUOTED_INSULT),
         ],
         &src(800),
     );
@@ -240,9 +244,12 @@ impl Resp {
 pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
     let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -384,6 +391,29 @@ fn post(
     http(&srv.addr, "POST", path, &h, body)
 }
 
+/// A POST of a signed-in session with its CSRF token after `body` (`card=red&` or "").
+fn act_as(srv: &Server, s: &Session, path: &str, body: &str, extra: &[(&str, &str)]) -> Resp {
+    post(
+        srv,
+        Some(&s.cookie),
+        path,
+        &format!("{body}csrf={}", s.csrf),
+        extra,
+    )
+}
+
+/// The public handle of the session signed in as `name`, from the director's list.
+fn session_handle(srv: &Server, director: &Session, name: &str) -> String {
+    get(srv, &director.cookie, "/part/sessions")
+        .body
+        .split("<tr data-session=\"")
+        .skip(1)
+        .find(|row| row.contains(name))
+        .and_then(|row| row.split('"').next())
+        .unwrap_or_else(|| panic!("{name}'s session is not listed"))
+        .to_string()
+}
+
 fn flag_status(cfg: &Path, id: i64) -> String {
     let c = bansha::config::Config::load(cfg).unwrap();
     let s = bansha::store::Store::open(&c.db_path()).unwrap();
@@ -463,13 +493,7 @@ fn sign_in_sets_an_httponly_strict_cookie_and_tokens_stay_out_of_urls_pages_and_
     let s = login(&srv2, env_token, "版主乙");
     assert_eq!(get(&srv2, &s.cookie, "/flags").status, 200);
     // Logging out ends the session.
-    let r = post(
-        &srv2,
-        Some(&s.cookie),
-        "/logout",
-        &format!("csrf={}", s.csrf),
-        &[],
-    );
+    let r = act_as(&srv2, &s, "/logout", "", &[]);
     assert_eq!(r.status, 303);
     assert_eq!(get(&srv2, &s.cookie, "/api/version").status, 401);
     let logs = srv.log_text() + &srv2.log_text();
@@ -542,13 +566,7 @@ fn a_moderator_sees_flags_ledger_and_public_views_but_no_roles_night_feedback_or
     let dd = get(&srv, &d.cookie, "/day").body;
     assert!(dd.contains("id=\"tally-director\"") && dd.contains("id=\"tally-public\""));
     // A moderator cannot withdraw a card (the director overrules).
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        "/cards/1/withdraw",
-        &format!("csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, "/cards/1/withdraw", "", &[]);
     assert_eq!(r.status, 403);
 }
 
@@ -591,11 +609,11 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
         ),
         (
             "another site",
-            post(
+            act_as(
                 &srv,
-                Some(&m.cookie),
+                &m,
                 &path,
-                &format!("card=blue&csrf={}", m.csrf),
+                "card=blue&",
                 &[("Origin", "http://evil.example")],
             ),
         ),
@@ -645,15 +663,13 @@ fn actions_without_the_session_or_its_csrf_token_are_refused_and_change_nothing(
     let ledger = get(&srv, &m.cookie, "/part/ledger").body;
     assert!(ledger.contains("data-player=\"子鼠\""), "{ledger}");
     // Deciding it again is refused with the command's own message; nothing changes.
-    let r = post(
-        &srv,
-        Some(&m.cookie),
-        &path,
-        &format!("card=red&csrf={}", m.csrf),
-        &[],
-    );
+    let r = act_as(&srv, &m, &path, "card=red&", &[]);
     assert_eq!(r.status, 409, "{r:?}");
-    assert!(r.body.contains("已处理的标记不再处理"), "{}", r.body);
+    assert!(
+        r.body.contains("已经处理过了") && r.body.contains("id=\"back\""),
+        "a Chinese refusal with a way back: {}",
+        r.body
+    );
     assert_eq!(store.cards(&c.forum_key()).unwrap().len(), 1);
 }
 
@@ -682,12 +698,351 @@ fn player_written_markup_renders_as_text_everywhere() {
     // The XSS post is in the flag queue as text, the insult marked.
     let flags = get(&srv, &d.cookie, "/part/flags").body;
     assert!(
-        flags.contains("&lt;script&gt;window.__xss=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt; 你是<mark>傻逼</mark>"),
+        flags.contains("&lt;script&gt;window.__xss=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt; 你是<mark id=\"hit-"),
         "{flags}"
     );
     // The ballot with markup: in both tallies as text.
     let t = get(&srv, &d.cookie, "/part/tally-director?day=1").body;
     assert!(t.contains("&lt;script&gt;") || t.contains("&lt;b"), "{t}");
+}
+
+/// The Set-Cookie of a sign-in, and the cookie (`name=value`) it sets.
+fn sign_in_cookie(srv: &Server, token: &str, extra: &[(&str, &str)]) -> Resp {
+    post(srv, None, "/login", &format!("token={}", enc(token)), extra)
+}
+
+#[test]
+fn wrong_tokens_are_rate_limited_per_client_and_logged_a_bounded_number_of_times() {
+    let fx = fixture("ratelimit");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let codes: Vec<u16> = (0..40)
+        .map(|i| sign_in_cookie(&srv, &format!("wrong-token-number-{i:04}-xxxx"), &[]).status)
+        .collect();
+    let limit = bansha::web::limit::PER_CLIENT as usize;
+    assert!(codes[..limit].iter().all(|c| *c == 403), "{codes:?}");
+    assert!(codes[limit..].iter().all(|c| *c == 429), "{codes:?}");
+    // Limited, the right token is not even looked at, and the answer says when to retry.
+    let r = sign_in_cookie(&srv, DIRECTOR, &[]);
+    assert_eq!(r.status, 429);
+    assert!(r.header("set-cookie").is_none());
+    assert!(r.header("retry-after").is_some());
+    assert!(r.body.contains("错误的令牌太多"), "{}", r.body);
+    let warns = srv
+        .log_text()
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("web:"))
+        .count();
+    assert!(warns <= 2, "one line per wrong token:\n{}", srv.log_text());
+}
+
+#[test]
+fn a_token_with_surrounding_spaces_in_the_config_signs_in_with_the_token_itself() {
+    let fx = fixture("spaces");
+    let text = std::fs::read_to_string(&fx.cfg).unwrap().replace(
+        &format!("director_token = \"{DIRECTOR}\""),
+        &format!("director_token = \"  {DIRECTOR} \""),
+    );
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    assert_eq!(sign_in_cookie(&srv, DIRECTOR, &[]).status, 303);
+    assert_eq!(
+        sign_in_cookie(&srv, &format!(" {DIRECTOR}\n"), &[]).status,
+        303
+    );
+}
+
+#[test]
+fn a_foreign_host_name_is_refused_and_a_tls_proxy_with_its_name_configured_works() {
+    let fx = fixture("hosts");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    // DNS rebinding: a name that resolves here, with a matching Origin.
+    let evil = [
+        ("Host", "attacker.example:8075"),
+        ("Origin", "http://attacker.example:8075"),
+    ];
+    assert_eq!(http(&srv.addr, "GET", "/login", &evil[..1], "").status, 421);
+    let r = sign_in_cookie(&srv, DIRECTOR, &evil);
+    assert_eq!(r.status, 421);
+    assert!(r.header("set-cookie").is_none());
+    let s = login(&srv, MODERATOR, "版主甲");
+    let id = xss_flag_id(&fx.cfg);
+    let r = post(
+        &srv,
+        Some(&s.cookie),
+        &format!("/flags/{id}/confirm"),
+        &format!("card=blue&csrf={}", s.csrf),
+        &evil,
+    );
+    assert_eq!(r.status, 421);
+    assert_eq!(flag_status(&fx.cfg, id), "open");
+    // `localhost` and IP addresses are this server's names.
+    let port = srv.addr.rsplit(':').next().unwrap().to_string();
+    let lh = format!("localhost:{port}");
+    assert_eq!(
+        http(&srv.addr, "GET", "/login", &[("Host", &lh)], "").status,
+        200
+    );
+    drop(srv);
+    // Behind a TLS proxy named in `hosts` that passes Host on as 127.0.0.1: the browser's
+    // Origin is the proxy's name; the cookie is __Host- prefixed and Secure.
+    let text = std::fs::read_to_string(&fx.cfg).unwrap().replace(
+        "poll_secs = 1\n",
+        "poll_secs = 1\nhosts = [\"bansha.example.org\"]\ntls = true\n",
+    );
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let r = sign_in_cookie(&srv, DIRECTOR, &[("Origin", "https://bansha.example.org")]);
+    assert_eq!(r.status, 303, "{r:?}");
+    let sc = r.header("set-cookie").unwrap();
+    assert!(
+        sc.starts_with("__Host-bansha_") && sc.contains("; Secure") && sc.contains("Path=/"),
+        "{sc}"
+    );
+    // The proxy may also pass its own name on as Host.
+    let r = sign_in_cookie(
+        &srv,
+        DIRECTOR,
+        &[
+            ("Host", "bansha.example.org"),
+            ("Origin", "https://bansha.example.org"),
+        ],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    // Another site's Origin is still refused.
+    let r = sign_in_cookie(&srv, DIRECTOR, &[("Origin", "https://evil.example")]);
+    assert_eq!(r.status, 403);
+}
+
+#[test]
+fn the_session_cookie_is_named_per_instance_expires_and_the_director_can_end_a_session() {
+    let fx = fixture("cookie");
+    let a = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let b = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let name = |srv: &Server| {
+        let r = sign_in_cookie(srv, DIRECTOR, &[]);
+        let sc = r.header("set-cookie").unwrap().to_string();
+        assert!(
+            sc.contains("Max-Age=43200") && !sc.contains("Secure"),
+            "{sc}"
+        );
+        sc.split('=').next().unwrap().to_string()
+    };
+    let (na, nb) = (name(&a), name(&b));
+    assert_ne!(na, nb, "two servers on one host share a cookie name");
+    assert_ne!(na, "bansha_session");
+    let d = login(&a, DIRECTOR, "导演");
+    let m = login(&a, MODERATOR, "版主甲");
+    let handle = session_handle(&a, &d, "版主甲");
+    assert_eq!(get(&a, &m.cookie, "/part/sessions").status, 403);
+    // A moderator cannot end the director's session.
+    let r = act_as(&a, &m, &format!("/sessions/{handle}/end"), "", &[]);
+    assert_eq!(r.status, 403);
+    let r = act_as(&a, &d, &format!("/sessions/{handle}/end"), "", &[]);
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(get(&a, &m.cookie, "/api/version").status, 401);
+    assert_eq!(get(&a, &d.cookie, "/api/version").status, 200);
+}
+
+#[test]
+fn sign_in_names_posing_as_another_role_or_reversing_text_are_refused() {
+    let fx = fixture("names");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    for bad in [
+        "[075]导演A (director)",
+        "导演A",
+        "甲\u{202E}乙",
+        "名字很长很长很长很长很长很长很长很长",
+    ] {
+        let r = post(
+            &srv,
+            None,
+            "/login",
+            &format!("token={}&name={}", enc(MODERATOR), enc(bad)),
+            &[],
+        );
+        assert_eq!(r.status, 422, "{bad:?}: {r:?}");
+        assert!(r.header("set-cookie").is_none());
+        assert!(r.body.contains("名字"), "{}", r.body);
+    }
+}
+
+#[test]
+fn silent_half_open_connections_are_closed_and_do_not_starve_the_page() {
+    let fx = fixture("halfopen");
+    let text = std::fs::read_to_string(&fx.cfg)
+        .unwrap()
+        .replace("poll_secs = 1\n", "poll_secs = 1\nidle_secs = 1\n");
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let silent: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&srv.addr).unwrap())
+        .collect();
+    // Each is closed by the server: a read ends (EOF or reset) well before our deadline.
+    for mut c in silent {
+        c.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut b = [0u8; 16];
+        match c.read(&mut b) {
+            Ok(0) => {}
+            Err(e)
+                if e.kind() != std::io::ErrorKind::WouldBlock
+                    && e.kind() != std::io::ErrorKind::TimedOut => {}
+            other => panic!("a silent connection was held open: {other:?}"),
+        }
+    }
+    assert_eq!(http(&srv.addr, "GET", "/login", &[], "").status, 200);
+}
+
+#[test]
+fn a_red_card_needs_confirming_and_a_withdrawn_flag_can_be_decided_again() {
+    let fx = fixture("redcard");
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let m = login(&srv, MODERATOR, "版主甲");
+    let d = login(&srv, DIRECTOR, "导演");
+    let id = xss_flag_id(&fx.cfg);
+    let path = format!("/flags/{id}/confirm");
+    // Red without confirming: a Chinese question with a confirming form; nothing changed.
+    let r = act_as(&srv, &m, &path, "card=red&", &[]);
+    assert_eq!(r.status, 409);
+    assert!(
+        r.body.contains("罚下") && r.body.contains("name=\"sure\" value=\"1\""),
+        "{}",
+        r.body
+    );
+    assert_eq!(flag_status(&fx.cfg, id), "open");
+    // The page's script gets JSON.
+    let r = act_as(
+        &srv,
+        &m,
+        &path,
+        "card=red&",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 409);
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["confirm"], true);
+    // Confirmed: the card, and what it caused.
+    let r = act_as(
+        &srv,
+        &m,
+        &path,
+        "card=red&sure=1&",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    let msg = v["message"].as_str().unwrap();
+    assert!(msg.contains("红牌") && msg.contains("子鼠 被罚下"), "{msg}");
+    let q = get(&srv, &m.cookie, "/part/flags").body;
+    assert!(
+        q.contains("被罚下"),
+        "the flag shows what the card caused: {q}"
+    );
+    // The director withdraws it: the flag can be decided again, from the page.
+    let c = bansha::config::Config::load(&fx.cfg).unwrap();
+    let card = bansha::store::Store::open(&c.db_path())
+        .unwrap()
+        .cards(&c.forum_key())
+        .unwrap()[0]
+        .id;
+    let r = act_as(&srv, &d, &format!("/cards/{card}/withdraw"), "", &[]);
+    assert_eq!(r.status, 303);
+    let q = get(&srv, &m.cookie, "/part/flags").body;
+    let flag = q.split(&format!("id=\"flag-{id}\"")).nth(1).unwrap();
+    let flag = flag.split("</article>").next().unwrap();
+    assert!(
+        flag.contains("data-card=\"blue\"") && flag.contains("已被 导演（导演） 撤销"),
+        "{flag}"
+    );
+    let r = act_as(&srv, &m, &path, "card=blue&", &[]);
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(flag_status(&fx.cfg, id), "confirmed");
+    // Deciding it once more is refused in Chinese with a way back.
+    let r = act_as(&srv, &m, &path, "card=blue&", &[]);
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("已经处理过了") && r.body.contains("href=\"/flags\""));
+}
+
+#[test]
+fn the_days_fixed_activity_cards_are_confirmed_from_the_page_after_closing_once() {
+    let fx = fixture("fixedcards");
+    let count = || {
+        let c = bansha::config::Config::load(&fx.cfg).unwrap();
+        let s = bansha::store::Store::open(&c.db_path()).unwrap();
+        s.cards(&c.forum_key())
+            .unwrap()
+            .iter()
+            .filter(|k| k.category.starts_with("activity:"))
+            .count()
+    };
+    // Before 关门 the report is interim: refused, nothing given.
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    let d = login(&srv, DIRECTOR, "导演");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    assert!(
+        act.contains("关门后才能确认") && !act.contains("give-cards"),
+        "{act}"
+    );
+    let r = act_as(&srv, &d, "/activity/1/cards", "", &[]);
+    assert_eq!(r.status, 409);
+    assert!(r.body.contains("还没有关门"), "{}", r.body);
+    assert_eq!(count(), 0);
+    drop(srv);
+    // After 关门: the button names the cards; pressing it gives them, once.
+    let srv = Server::start(&fx.cfg, "2026-03-04 10:00", &[]);
+    let d = login(&srv, DIRECTOR, "导演");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    assert!(
+        act.contains("give-cards") && act.contains("还没有确认"),
+        "{act}"
+    );
+    let r = act_as(
+        &srv,
+        &d,
+        "/activity/1/cards",
+        "",
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    let n = count();
+    assert!(n > 0, "no card given: {}", r.body);
+    assert!(r.body.contains(&format!("{n} 张")), "{}", r.body);
+    let r = act_as(&srv, &d, "/activity/1/cards", "", &[]);
+    assert_eq!(r.status, 303);
+    assert_eq!(count(), n, "given twice");
+    let act = get(&srv, &d.cookie, "/part/activity?day=1").body;
+    assert!(act.contains(&format!("已确认 {n} 张")), "{act}");
+}
+
+#[test]
+fn a_game_without_roles_says_so_in_chinese_not_as_an_error() {
+    let fx = fixture("noroles");
+    let text = std::fs::read_to_string(&fx.cfg).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("role = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&fx.cfg, text).unwrap();
+    let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+    for (token, parts) in [
+        (MODERATOR, &["state-public", "nights-public"][..]),
+        (
+            DIRECTOR,
+            &["state", "state-public", "nights", "nights-public"][..],
+        ),
+    ] {
+        let s = login(&srv, token, "");
+        for part in parts {
+            let b = get(&srv, &s.cookie, &format!("/part/{part}")).body;
+            assert!(
+                b.contains("本局还没有配置角色")
+                    && !b.contains("class=\"error\"")
+                    && !b.contains("has no role"),
+                "{part}: {b}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -715,6 +1070,10 @@ fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_
         (
             base.replace(MODERATOR, DIRECTOR),
             "serve.moderator_token: must differ",
+        ),
+        (
+            base.replace(DIRECTOR, "abababababababababab"),
+            "too predictable",
         ),
         // A valid config, but no database yet.
         (base.clone(), "no database yet"),
@@ -975,6 +1334,17 @@ mod browser {
         out
     }
 
+    /// The text of the first element matching `css` ("" when there is none).
+    pub fn text_of(b: &Browser, css: &str) -> String {
+        b.js(&format!(
+            "var e=document.querySelector({});return e?e.textContent:''",
+            serde_json::to_string(css).unwrap()
+        ))
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    }
+
     fn ledger_blue(b: &Browser, player: &str) -> Option<u64> {
         b.js(&format!(
             "var r=document.querySelector('#ledger tr[data-player=\"{player}\"]');return r?+r.children[1].textContent:null"
@@ -993,18 +1363,23 @@ mod browser {
         b.sign_in(&srv, MODERATOR, "版主甲");
         b.goto(&format!("http://{}/flags", srv.addr));
         assert_eq!(ledger_blue(&b, "子鼠"), None, "no card yet");
+        b.js("window.__same_page = 1; return 1");
         b.click(&format!("#flag-{id} button.confirm[data-card=blue]"));
-        // The page after the decision: the ledger row and the command's message.
-        let (blue, flash) = wait_for("the ledger row", Duration::from_secs(20), || {
-            let flash = b.js("var f=document.getElementById('flash');return f?f.textContent:''");
-            let flash = flash.as_str().unwrap_or("").to_string();
+        // Answered in place: the ledger row and the message in the flag, no reload.
+        let (blue, said) = wait_for("the ledger row", Duration::from_secs(20), || {
+            let said = text_of(&b, &format!("#flag-{id} .answer"));
             ledger_blue(&b, "子鼠")
-                .filter(|_| !flash.is_empty())
-                .map(|n| (n, flash))
+                .filter(|_| !said.is_empty())
+                .map(|n| (n, said))
         });
         assert_eq!(blue, 1);
         assert_eq!(flag_status(&fx.cfg, id), "confirmed");
-        assert!(flash.contains("已确认"), "the command's message: {flash}");
+        assert!(said.contains("已确认") && said.contains("蓝牌"), "{said}");
+        assert_eq!(
+            b.js("return window.__same_page"),
+            1,
+            "the page was reloaded"
+        );
         // The same decision the CLI makes: `bansha cards` lists it, by the moderator.
         let (code, out, err) = bansha(&["cards", "--config", fx.cfg.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
@@ -1087,18 +1462,254 @@ mod browser {
             "return fetch('/flags/{id}/confirm',{{method:'POST',headers:{{'Content-Type':'application/x-www-form-urlencoded'}},body:'card=red'}}).then(function(r){{return r.status;}})"
         ));
         assert_eq!(code, 403);
-        // The page's own form with its token field removed.
+        // The page's own form with its token removed (the field and the page's copy).
         b.js(&format!(
-            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});return 1"
+            "document.querySelectorAll('#flag-{id} input[name=csrf]').forEach(function(e){{e.remove();}});delete document.body.dataset.csrf;return 1"
         ));
         b.click(&format!("#flag-{id} button.dismiss"));
-        let body = wait_for("the refusal", Duration::from_secs(20), || {
-            let t = b.js("return document.body ? document.body.innerText : ''");
-            let t = t.as_str().unwrap_or("").to_string();
+        let said = wait_for("the refusal", Duration::from_secs(20), || {
+            let t = text_of(&b, &format!("#flag-{id} .answer"));
             t.contains("CSRF").then_some(t)
         });
-        assert!(body.contains("forbidden"), "{body}");
+        assert!(said.contains("拒绝"), "a Chinese refusal: {said}");
         assert_eq!(flag_status(&fx.cfg, id), "open", "nothing changed");
+    }
+
+    /// The two windows every page is tried in: a desktop, and a 390×844 phone.
+    const VIEWPORTS: [(u32, u32, &str); 2] = [(1280, 900, "desktop"), (390, 844, "phone")];
+
+    /// The page fits the window's width: nothing makes it scroll sideways.
+    fn assert_no_sideways_overflow(b: &Browser, what: &str) {
+        let v = b.js(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+        );
+        let (sw, cw) = (v[0].as_u64().unwrap(), v[1].as_u64().unwrap());
+        assert!(sw <= cw + 1, "{what}: {sw} px wide in a {cw} px window");
+    }
+
+    /// On a phone: every visible button and checkbox is big enough to touch.
+    fn assert_touch_sized(b: &Browser, what: &str) {
+        let small = b.js(
+            "var out=[];document.querySelectorAll('main button, main input[type=checkbox]').forEach(function(e){var r=e.getBoundingClientRect();if(!r.width) return;var min=e.tagName==='INPUT'?24:44;if(r.height<min-0.5) out.push(e.tagName+' '+e.textContent+' '+r.height);});return out",
+        );
+        assert_eq!(small, json!([]), "{what}: controls too small to touch");
+    }
+
+    #[test]
+    fn browser_the_moderators_queue_on_a_desktop_and_a_phone() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-queue-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            let xss = xss_flag_id(&fx.cfg);
+            let quoted = {
+                let c = bansha::config::Config::load(&fx.cfg).unwrap();
+                let st = bansha::store::Store::open(&c.db_path()).unwrap();
+                st.flags(&c.forum_key())
+                    .unwrap()
+                    .into_iter()
+                    .find(|f| f.flag.pid == 8003)
+                    .expect("the quoted insult is flagged")
+                    .id
+            };
+            b.sign_in(&srv, MODERATOR, "版主甲");
+            b.goto(&format!("http://{}/flags", srv.addr));
+            // The flagged span is marked, not the quoted (first) occurrence.
+            let before_mark = b.js(&format!(
+                "var m=document.querySelector('#flag-{quoted} .post mark'),t='';for(var n=m.previousSibling;n;n=n.previousSibling)t=n.textContent+t;return t"
+            ));
+            assert_eq!(before_mark, "“傻逼”是他先说的，你才是", "{label}");
+            // In Chinese, with the thread, the day and the phrase the whitelist box names.
+            let text = b.js("return document.querySelector('main').innerText");
+            let text = text.as_str().unwrap();
+            for english in ["open", "confirmed", "insult", "moderator", "forbidden"] {
+                assert!(!text.contains(english), "{label}: `{english}` in:\n{text}");
+            }
+            let head = text_of(&b, &format!("#flag-{quoted} .fhead"));
+            assert!(
+                head.contains("第1天 讨论帖 4楼") && head.contains("待处理"),
+                "{head}"
+            );
+            let wl = text_of(&b, &format!("#flag-{quoted} label.wl"));
+            assert_eq!(wl, "本局不再标记「傻逼」");
+            // Keyboard: j goes to the first flag, again to the next.
+            b.type_into("body", "j");
+            let first = b.js("return document.activeElement.id");
+            b.type_into("body", "j");
+            let second = b.js("return document.activeElement.id");
+            assert_eq!(
+                (first, second),
+                (
+                    json!(format!("flag-{xss}")),
+                    json!(format!("flag-{quoted}"))
+                ),
+                "{label}"
+            );
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the queue on a phone");
+                assert_touch_sized(&b, "the queue on a phone");
+                let name_h = b.js(&format!(
+                    "var e=document.querySelector('#flag-{quoted} .author');return e.getBoundingClientRect().height/parseFloat(getComputedStyle(e).fontSize)"
+                ));
+                assert!(
+                    name_h.as_f64().unwrap_or(9.0) < 2.0,
+                    "a name wraps: {name_h}"
+                );
+            }
+            // A box ticked and the page's place survive another's decision arriving.
+            b.click(&format!("#flag-{quoted} label.wl input"));
+            // The reader is at the second flag (room below so the page can keep it there).
+            let top = format!(
+                "return Math.round(document.getElementById('flag-{quoted}').getBoundingClientRect().top)"
+            );
+            b.js(&format!(
+                "window.__same_page = 1; document.querySelector('main').style.paddingBottom='3000px'; document.getElementById('flag-{quoted}').scrollIntoView(); return 1"
+            ));
+            let y0 = b.js(&top);
+            let (code, out, err) = bansha(&[
+                "flags",
+                "--config",
+                fx.cfg.to_str().unwrap(),
+                "confirm",
+                &xss.to_string(),
+                "--by",
+                "版主乙 (moderator)",
+            ]);
+            assert_eq!(code, 0, "{out}{err}");
+            wait_for(
+                "the other moderator's decision on the page",
+                Duration::from_secs(20),
+                || {
+                    (b.js(&format!(
+                        "var a=document.getElementById('flag-{xss}');return a?a.dataset.open:''"
+                    )) == "false")
+                        .then_some(())
+                },
+            );
+            let kept = b.js(&format!(
+                "return [document.querySelector('#flag-{quoted} label.wl input').checked, window.__same_page]"
+            ));
+            assert_eq!(
+                kept,
+                json!([true, 1]),
+                "{label}: the box or the page was lost"
+            );
+            assert_eq!(b.js(&top), y0, "{label}: the reader's place moved");
+            // A red card asks first; 取消 leaves it open; 确定 answers in place with what
+            // the card caused.
+            b.click(&format!("#flag-{quoted} button[data-card=red]"));
+            let ask = text_of(&b, &format!("#flag-{quoted} .ask"));
+            assert!(ask.contains("罚下"), "{label}: {ask}");
+            b.click(&format!("#flag-{quoted} .ask button.no"));
+            assert_eq!(text_of(&b, &format!("#flag-{quoted} .ask")), "");
+            assert_eq!(flag_status(&fx.cfg, quoted), "open");
+            b.click(&format!("#flag-{quoted} button[data-card=red]"));
+            b.click(&format!("#flag-{quoted} .ask button.yes"));
+            let said = wait_for("the red card's answer", Duration::from_secs(20), || {
+                let t = text_of(&b, &format!("#flag-{quoted} .answer"));
+                (!t.is_empty()).then_some(t)
+            });
+            assert!(
+                said.contains("红牌") && said.contains("卯兔 被罚下"),
+                "{said}"
+            );
+            assert_eq!(flag_status(&fx.cfg, quoted), "confirmed");
+            assert_eq!(b.js("return window.__same_page"), 1);
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the queue and ledger on a phone");
+                let len = b.js("return document.documentElement.scrollHeight");
+                assert!(len.as_u64().unwrap() < 6000, "a {len} px page");
+            }
+        }
+    }
+
+    #[test]
+    fn browser_the_directors_day_on_a_desktop_and_a_phone() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-day-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            b.sign_in(&srv, DIRECTOR, "导演");
+            b.goto(&format!("http://{}/day?day=1", srv.addr));
+            let header = text_of(&b, "header");
+            assert!(header.contains("Asia/Shanghai"), "{header}");
+            assert!(!text_of(&b, "#last-sync").is_empty());
+            assert!(!text_of(&b, "#daemon").is_empty());
+            // The countdown to 关门 runs.
+            let c0 = text_of(&b, "#countdown");
+            assert!(c0.contains("小时"), "{c0}");
+            wait_for("the countdown to tick", Duration::from_secs(10), || {
+                (text_of(&b, "#countdown") != c0).then_some(())
+            });
+            // Before 关门 the activity is marked interim, its 公示 too.
+            assert!(text_of(&b, "#activity-interim").contains("暂定"));
+            let titles = b.js(
+                "return Array.prototype.map.call(document.querySelectorAll('#activity .bbhead span'),function(e){return e.textContent})",
+            );
+            assert_eq!(titles, json!(["发言统计公示（暂定）"]));
+            // The day's fixed cards wait for 关门.
+            assert!(text_of(&b, "#activity").contains("关门后才能确认"));
+            // What changed since a moment, and the 电梯楼.
+            assert!(text_of(&b, "#changes summary").contains("变动"));
+            assert!(text_of(&b, "#elevator pre").contains("电梯"));
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the day on a phone");
+            }
+            // 局势 as an aligned table.
+            b.goto(&format!("http://{}/game", srv.addr));
+            let cells = b.js("return document.querySelectorAll('#state table.report td').length");
+            assert!(cells.as_u64().unwrap() > 12, "{cells}");
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the game on a phone");
+            }
+            // The server gone: the page says its data may be stale.
+            b.goto(&format!("http://{}/day?day=1", srv.addr));
+            drop(srv);
+            let live = wait_for("the stale mark", Duration::from_secs(20), || {
+                let t = text_of(&b, "#live");
+                t.contains("连不上").then_some(t)
+            });
+            assert!(live.contains("过时"), "{live}");
+        }
+    }
+
+    #[test]
+    fn browser_sign_in_refusals_are_chinese_and_the_director_ends_a_session() {
+        for (w, h, label) in VIEWPORTS {
+            let Some(b) = Browser::start(w, h) else {
+                return;
+            };
+            let fx = fixture(&format!("br-signin-{label}"));
+            let srv = Server::start(&fx.cfg, DURING_DAY1, &[]);
+            // A moderator calling himself 导演A is told why, on the form.
+            b.goto(&format!("http://{}/login", srv.addr));
+            b.type_into("input[name=token]", MODERATOR);
+            b.type_into("input[name=name]", "导演A");
+            b.click("button[type=submit]");
+            let msg = wait_for("the refusal", Duration::from_secs(20), || {
+                let t = text_of(&b, "p.error");
+                (!t.is_empty()).then_some(t)
+            });
+            assert!(msg.contains("名字里不能有「导演」"), "{msg}");
+            if label == "phone" {
+                assert_no_sideways_overflow(&b, "the sign-in form on a phone");
+            }
+            // Signed in properly, the moderator works the queue …
+            b.sign_in(&srv, MODERATOR, "版主甲");
+            b.goto(&format!("http://{}/flags", srv.addr));
+            // … until the director ends that sign-in: the page goes back to the form.
+            let d = login(&srv, DIRECTOR, "导演");
+            let handle = session_handle(&srv, &d, "版主甲");
+            let r = act_as(&srv, &d, &format!("/sessions/{handle}/end"), "", &[]);
+            assert_eq!(r.status, 303);
+            wait_for("the page to leave", Duration::from_secs(20), || {
+                (b.js("return location.pathname") == "/login").then_some(())
+            });
+        }
     }
 
     /// The test forum serving day 1's threads (the players as users), for the daemon.
@@ -1335,21 +1946,32 @@ mod browser {
             "2026-03-05 21:30",
         ]);
         assert_eq!(code, 0, "{out}\n{err}");
-        let srv = Server::start(&cfg, "2026-03-05 22:00", &[]);
+        // Day 2 extended to 23:00 (延时), so at 22:05 it is still open: the interim marks
+        // and the countdown show, and the data synced at 22:00 is fresh.
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(
+            "closes = \"2026-03-05 21:00\"",
+            "closes = \"2026-03-05 23:00\"",
+        );
+        std::fs::write(&cfg, text).unwrap();
+        let srv = Server::start(&cfg, "2026-03-05 22:05", &[]);
         let docs = if std::env::var_os("BANSHA_WRITE_SCREENSHOTS").is_some() {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs")
         } else {
             dir.join("shots")
         };
         std::fs::create_dir_all(&docs).unwrap();
-        let shot = |path: &str, file: &str| {
+        // `then` runs in the page before the picture (e.g. opening a confirmation).
+        let shot = |path: &str, file: &str, width: u32, then: &str| {
             b.cmd(
                 "POST",
                 "/window/rect",
-                json!({"width": 1280, "height": 1000}),
+                json!({"width": width, "height": 844}),
             );
             b.goto(&format!("http://{}{path}", srv.addr));
-            b.fit_height(1280);
+            if !then.is_empty() {
+                b.js(then);
+            }
+            b.fit_height(width);
             let png = b.screenshot();
             assert!(png.starts_with(b"\x89PNG"), "{file}: not a PNG");
             // A rendered view, not a blank or error page: the app's own header is there.
@@ -1360,17 +1982,20 @@ mod browser {
             );
             std::fs::write(docs.join(file), png).unwrap();
         };
+        let ask_red = "var b=document.querySelector('article.flag[data-open=true] button[data-card=red]'); if(b) b.click(); return 1";
         b.sign_in(&srv, DIRECTOR, "导演A");
-        shot("/day?day=2", "web-day.png");
-        shot("/game", "web-game.png");
+        shot("/day?day=2", "web-day.png", 1280, "");
+        shot("/day?day=2", "web-day-phone.png", 390, "");
+        shot("/game", "web-game.png", 1280, "");
         b.goto(&format!("http://{}/day", srv.addr));
         b.js("document.querySelector('header form').submit(); return 1");
         wait_for("the login page", Duration::from_secs(20), || {
             (b.js("return location.pathname") == "/login").then_some(())
         });
         b.sign_in(&srv, MODERATOR, "版主甲");
-        shot("/flags", "web-flags.png");
-        shot("/game", "web-game-moderator.png");
+        shot("/flags", "web-flags.png", 1280, ask_red);
+        shot("/flags", "web-flags-phone.png", 390, ask_red);
+        shot("/game", "web-game-moderator.png", 1280, "");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -162,6 +162,19 @@ pub fn run(a: &ChangesArgs) -> CliResult {
     Ok(())
 }
 
+/// What changed between `since` and `now`, as `bansha changes --since` prints it (the
+/// web page's 变化 section; it does not move the command's "last asked" mark).
+pub(crate) fn changes_text(
+    cfg: &Config,
+    rules: &RuleSet,
+    store: &crate::store::Store,
+    since: Timestamp,
+    now: Timestamp,
+) -> Result<String, CliError> {
+    let all = collect(cfg, rules, store, since, now)?;
+    Ok(text(cfg, &all, since, "--since", now))
+}
+
 fn text(cfg: &Config, changes: &[Change], since: Timestamp, why: &str, now: Timestamp) -> String {
     let mut s = format!(
         "{} — 自 {}（{why}）至 {} 的变动：{} 项\n",

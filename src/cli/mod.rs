@@ -2,7 +2,7 @@
 //! this file holds the argument types and the dispatch.
 
 mod activity;
-mod changes;
+pub(crate) mod changes;
 #[cfg(feature = "demo")]
 mod demo;
 mod flags;

@@ -238,6 +238,24 @@ impl Store {
         Ok(card_id)
     }
 
+    /// Open again a confirmed flag whose every card was withdrawn (the director overruled
+    /// the decision, so it can be decided anew); whether it was reopened. Its withdrawn
+    /// cards stay in the ledger as withdrawn.
+    pub fn reopen_withdrawn_flag(&mut self, forum: &str, id: i64) -> Result<bool, StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE flags SET status = 'open', decided_by = NULL, decided_at = NULL,
+                     decided_card = NULL
+                 WHERE forum = ?1 AND id = ?2 AND status = 'confirmed'
+                   AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.forum = flags.forum
+                                   AND c.flag_id = flags.id AND c.withdrawn_at IS NULL)",
+                params![forum, id],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(n == 1)
+    }
+
     /// A card not raised from a flag (潜水 from the activity report, a director's ruling).
     #[allow(clippy::too_many_arguments)]
     pub fn add_card(

@@ -12,22 +12,30 @@
 //! - No token in a URL, a log line or a page: it is POSTed once to `/login`, then a
 //!   random session id in an HttpOnly, SameSite=Strict cookie stands for it.
 //! - No POST without a session and its CSRF token (403), no cross-site POST (Origin).
+//! - No request for a name that is not this server's (`Host` not an IP, `localhost` or
+//!   `[serve] hosts`: 421), no unlimited wrong tokens (`limit.rs`), no session without an
+//!   expiry, no connection held silent past `idle_secs` (`net.rs`).
 //! - No player-written string reaches the page unescaped ([`html::esc`]); the page's
 //!   Content-Security-Policy allows only its own nonce'd script and style.
 //! - No director-only section (roles, night feedback, the director's tally) for a
 //!   moderator session: 403, and the moderator's pages never include them.
 
+mod decide;
 pub mod html;
+pub mod limit;
+pub mod net;
+mod routes;
+pub mod session;
 pub mod views;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -36,101 +44,18 @@ use crate::config::Config;
 use crate::rules::RuleSet;
 use crate::store::Store;
 use crate::time::Clock;
-use views::{Ctx, Part};
+pub use session::{DIRECTOR_TOKEN_ENV, MODERATOR_TOKEN_ENV, Role, Tokens, tokens};
+use session::{Session, Sessions};
 
-/// The environment variables that override `[serve]`'s tokens.
-pub const DIRECTOR_TOKEN_ENV: &str = "BANSHA_DIRECTOR_TOKEN";
-pub const MODERATOR_TOKEN_ENV: &str = "BANSHA_MODERATOR_TOKEN";
 /// Where `bansha serve` listens unless told otherwise: loopback only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8075";
-const COOKIE: &str = "bansha_session";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Director,
-    Moderator,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Director => "director",
-            Role::Moderator => "moderator",
-        }
-    }
-    fn zh(self) -> &'static str {
-        match self {
-            Role::Director => "导演",
-            Role::Moderator => "版主",
-        }
-    }
-}
-
-/// The two tokens (either may be absent; at least one is present).
-#[derive(Clone)]
-pub struct Tokens {
-    pub director: Option<String>,
-    pub moderator: Option<String>,
-}
-
-/// The tokens from `[serve]`, each overridden by its environment variable.
-pub fn tokens(cfg: &Config) -> Result<Tokens, String> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    let t = Tokens {
-        director: env(DIRECTOR_TOKEN_ENV).or_else(|| cfg.serve.director_token.clone()),
-        moderator: env(MODERATOR_TOKEN_ENV).or_else(|| cfg.serve.moderator_token.clone()),
-    };
-    for (name, v) in [
-        (DIRECTOR_TOKEN_ENV, &t.director),
-        (MODERATOR_TOKEN_ENV, &t.moderator),
-    ] {
-        if v.as_ref().is_some_and(|v| v.trim().chars().count() < 16) {
-            return Err(format!(
-                "{name}: a token needs at least 16 characters (e.g. `openssl rand -hex 16`)"
-            ));
-        }
-    }
-    if t.director.is_none() && t.moderator.is_none() {
-        return Err(format!(
-            "{}: no tokens: set [serve] director_token / moderator_token, or {DIRECTOR_TOKEN_ENV} / {MODERATOR_TOKEN_ENV}",
-            cfg.path.display()
-        ));
-    }
-    if t.director.is_some() && t.director == t.moderator {
-        return Err(
-            "the director's and the moderators' tokens must differ (the roles see different things)"
-                .into(),
-        );
-    }
-    Ok(t)
-}
-
-#[derive(Clone)]
-struct Session {
-    role: Role,
-    name: Option<String>,
-    csrf: String,
-    flash: Option<String>,
-}
-
-impl Session {
-    /// Recorded as `--by` on a decision: the name given at login, and the role.
-    fn by(&self) -> String {
-        match &self.name {
-            Some(n) => format!("{n} ({})", self.role.as_str()),
-            None => self.role.as_str().to_string(),
-        }
-    }
-    fn who(&self) -> String {
-        match &self.name {
-            Some(n) => format!("{n}（{}）", self.role.zh()),
-            None => self.role.zh().to_string(),
-        }
-    }
-}
+/// Seconds a connection may stay silent, unless `[serve] idle_secs` says.
+pub const DEFAULT_IDLE_SECS: u64 = 20;
+/// Hours a sign-in lasts, unless `[serve] session_hours` says.
+pub const DEFAULT_SESSION_HOURS: u64 = 12;
 
 /// The server's state: the config's path (reloaded per request), the tokens, one store
-/// connection, the sessions.
+/// connection, the sessions, the sign-in limits.
 pub struct App {
     config: PathBuf,
     rules: PathBuf,
@@ -139,9 +64,18 @@ pub struct App {
     store: Mutex<Store>,
     /// Decisions made through this connection (SQLite's data_version counts only others').
     writes: AtomicU64,
-    sessions: Mutex<HashMap<String, Session>>,
+    sessions: Mutex<Sessions>,
+    limiter: Mutex<limit::LoginLimiter>,
     clock: Arc<dyn Clock>,
     poll_secs: u64,
+    /// `[serve] hosts`, lower-case.
+    hosts: Vec<String>,
+    tls: bool,
+    session_secs: i64,
+    idle: std::time::Duration,
+    /// The session cookie's name, fixed once the address is known ([`serve`]).
+    cookie: OnceLock<String>,
+    db: PathBuf,
 }
 
 impl App {
@@ -162,10 +96,22 @@ impl App {
             tokens,
             store: Mutex::new(store),
             writes: AtomicU64::new(0),
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Sessions::default()),
+            limiter: Mutex::new(limit::LoginLimiter::default()),
             clock,
             poll_secs: cfg.serve.poll_secs.unwrap_or(3),
+            hosts: cfg.serve.hosts.iter().map(|h| h.to_lowercase()).collect(),
+            tls: cfg.serve.tls,
+            session_secs: 3600 * cfg.serve.session_hours.unwrap_or(DEFAULT_SESSION_HOURS) as i64,
+            idle: std::time::Duration::from_secs(cfg.serve.idle_secs.unwrap_or(DEFAULT_IDLE_SECS)),
+            cookie: OnceLock::new(),
+            db,
         })
+    }
+
+    fn cookie_name(&self) -> &str {
+        self.cookie
+            .get_or_init(|| session::cookie_name(&self.db.display().to_string(), self.tls))
     }
 
     /// Changes whenever the page may show something new: another connection committed to
@@ -214,15 +160,64 @@ impl App {
     }
 
     fn session(&self, headers: &HeaderMap) -> Option<(String, Session)> {
-        let id = cookie(headers, COOKIE)?;
-        let s = self.sessions.lock().ok()?;
-        s.get(&id).cloned().map(|x| (id, x))
+        let id = cookie(headers, self.cookie_name())?;
+        let now = self.clock.now();
+        let s = self.sessions.lock().ok()?.get(&id, now)?;
+        Some((id, s))
     }
 
     fn load(&self) -> Result<(Config, RuleSet), String> {
         let cfg = Config::load(&self.config).map_err(|e| e.to_string())?;
         let rules = RuleSet::load(&cfg.rules_path()).map_err(|e| e.to_string())?;
         Ok((cfg, rules))
+    }
+
+    /// Whether `host` (a `Host` header's or an `Origin`'s name, port stripped) names this
+    /// server: an IP address (DNS rebinding needs a name), `localhost`, or `[serve] hosts`.
+    fn host_allowed(&self, host: &str) -> bool {
+        let name = host_name(host);
+        name.parse::<std::net::IpAddr>().is_ok()
+            || name == "localhost"
+            || self.hosts.iter().any(|h| host_name(h) == name)
+    }
+
+    /// Whether a POST comes from this page: not cross-site, and its `Origin` (when sent)
+    /// is the `Host` it was sent to or one of `[serve] hosts` (a TLS proxy's public name,
+    /// whatever `Host` the proxy passes on).
+    fn same_origin(&self, headers: &HeaderMap) -> bool {
+        let h = |k: header::HeaderName| headers.get(k).and_then(|v| v.to_str().ok());
+        if headers
+            .get("sec-fetch-site")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v == "cross-site")
+        {
+            return false;
+        }
+        let Some(origin) = h(header::ORIGIN) else {
+            return true;
+        };
+        let Some((_, authority)) = origin.split_once("://") else {
+            return false;
+        };
+        let named = self
+            .hosts
+            .iter()
+            .any(|n| host_name(n) == host_name(authority));
+        named || h(header::HOST).is_some_and(|host| host.eq_ignore_ascii_case(authority))
+    }
+}
+
+/// The name part of `host[:port]` or `[v6]:port`, lower-case.
+fn host_name(h: &str) -> String {
+    let h = h.trim().to_lowercase();
+    if let Some(rest) = h.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or("").to_string();
+    }
+    match h.rsplit_once(':') {
+        Some((n, port)) if port.chars().all(|c| c.is_ascii_digit()) && !n.contains(':') => {
+            n.to_string()
+        }
+        _ => h,
     }
 }
 
@@ -263,24 +258,6 @@ fn form(body: &str) -> HashMap<String, String> {
 
 fn query(uri: &Uri) -> HashMap<String, String> {
     form(uri.query().unwrap_or(""))
-}
-
-/// A POST from another site (its Origin is not this host, or the browser says
-/// cross-site) is refused whatever it carries.
-fn same_origin(headers: &HeaderMap) -> bool {
-    let h = |k: header::HeaderName| headers.get(k).and_then(|v| v.to_str().ok());
-    if headers
-        .get("sec-fetch-site")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v == "cross-site")
-    {
-        return false;
-    }
-    match (h(header::ORIGIN), h(header::HOST)) {
-        (None, _) => true,
-        (Some(o), Some(host)) => o.split_once("://").is_some_and(|(_, a)| a == host),
-        (Some(_), None) => false,
-    }
 }
 
 fn respond(status: StatusCode, ctype: &str, body: String, nonce: Option<&str>) -> Response {
@@ -334,419 +311,97 @@ fn redirect(to: &str) -> Response {
     r
 }
 
+/// A refusal as a Chinese page with a way back (`back`), or for the page's own script
+/// (which asks for JSON) as `{ok: false, message}`.
+fn refuse(headers: &HeaderMap, status: StatusCode, msg: &str, back: &str) -> Response {
+    if wants_json(headers) {
+        return json_answer(status, false, msg);
+    }
+    let nonce = random_hex(16);
+    html_page(status, html::refusal_page(msg, back, &nonce), &nonce)
+}
+
+/// The page's script sends `Accept: application/json` with its POSTs.
+fn wants_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+fn json_answer(status: StatusCode, ok: bool, msg: &str) -> Response {
+    respond(
+        status,
+        "application/json",
+        serde_json::json!({ "ok": ok, "message": msg }).to_string(),
+        None,
+    )
+}
+
 type AppState = State<Arc<App>>;
 
-/// The routes (tests drive them with plain HTTP).
+/// The routes (tests drive them with plain HTTP). Every request's `Host` is checked first.
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route("/", get(index))
-        .route("/login", get(login_form).post(login))
-        .route("/logout", post(logout))
-        .route("/day", get(page_day))
-        .route("/flags", get(page_flags))
-        .route("/game", get(page_game))
-        .route("/part/{name}", get(part))
-        .route("/api/version", get(version))
-        .route("/flags/{id}/confirm", post(flag_confirm))
-        .route("/flags/{id}/dismiss", post(flag_dismiss))
-        .route("/cards/{id}/withdraw", post(card_withdraw))
+        .route("/", get(routes::index))
+        .route("/login", get(routes::login_form).post(routes::login))
+        .route("/logout", post(routes::logout))
+        .route("/day", get(routes::page_day))
+        .route("/flags", get(routes::page_flags))
+        .route("/game", get(routes::page_game))
+        .route("/part/{name}", get(routes::part))
+        .route("/api/version", get(routes::version))
+        .route("/flags/{id}/confirm", post(decide::flag_confirm))
+        .route("/flags/{id}/dismiss", post(decide::flag_dismiss))
+        .route("/cards/{id}/withdraw", post(decide::card_withdraw))
+        .route("/sessions/{handle}/end", post(decide::session_end))
+        .route("/activity/{day}/cards", post(decide::activity_cards))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            check_host,
+        ))
         .with_state(app)
 }
 
-/// Serve until `shutdown` completes.
+/// Refuse (421, in Chinese) a request whose `Host` does not name this server: a page on
+/// another name that resolves here (DNS rebinding) reaches nothing.
+async fn check_host(
+    State(app): AppState,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !app.host_allowed(host) {
+        tracing::debug!("web: a request for an unknown host was refused");
+        return plain(
+            StatusCode::MISDIRECTED_REQUEST,
+            "此地址不是本服务的名字（Host 不在 [serve] hosts 里）。This host name is not served here.",
+        );
+    }
+    next.run(req).await
+}
+
+/// Serve until `shutdown` completes: connections bounded in number and silence
+/// ([`net::Bounded`]), each request's client address known (the sign-in limits).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(shutdown)
-        .await
-}
-
-async fn index(State(app): AppState, headers: HeaderMap) -> Response {
-    match app.session(&headers) {
-        Some(_) => redirect("/day"),
-        None => redirect("/login"),
-    }
-}
-
-async fn login_form(State(app): AppState) -> Response {
-    let nonce = random_hex(16);
-    html_page(
-        StatusCode::OK,
-        html::login_page(&app.game, &nonce, None),
-        &nonce,
+    let addr = listener.local_addr()?;
+    let _ = app.cookie.set(session::cookie_name(
+        &format!("{} {addr}", app.db.display()),
+        app.tls,
+    ));
+    let listener = net::Bounded::new(listener, app.idle);
+    axum::serve(
+        listener,
+        router(app).into_make_service_with_connect_info::<net::ClientAddr>(),
     )
-}
-
-async fn login(State(app): AppState, headers: HeaderMap, body: String) -> Response {
-    if !same_origin(&headers) {
-        return plain(StatusCode::FORBIDDEN, "forbidden: cross-site request");
-    }
-    let f = form(&body);
-    let token = f.get("token").map(String::as_str).unwrap_or("");
-    let Some(role) = app.role_of(token.trim()) else {
-        tracing::warn!("web: a login with an unknown token was refused");
-        let nonce = random_hex(16);
-        return html_page(
-            StatusCode::FORBIDDEN,
-            html::login_page(&app.game, &nonce, Some("令牌不对。")),
-            &nonce,
-        );
-    };
-    let name = f
-        .get("name")
-        .map(|n| {
-            n.chars()
-                .filter(|c| !c.is_control())
-                .take(40)
-                .collect::<String>()
-                .trim()
-                .to_string()
-        })
-        .filter(|n| !n.is_empty());
-    let id = random_hex(32);
-    let s = Session {
-        role,
-        name,
-        csrf: random_hex(32),
-        flash: None,
-    };
-    tracing::info!("web: {} signed in", s.by());
-    if let Ok(mut m) = app.sessions.lock() {
-        m.insert(id.clone(), s);
-    }
-    let mut r = redirect("/day");
-    if let Ok(v) =
-        HeaderValue::from_str(&format!("{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict"))
-    {
-        r.headers_mut().insert(header::SET_COOKIE, v);
-    }
-    r
-}
-
-/// The session of a POST, refused (403) without a session, with a wrong or missing CSRF
-/// token (form field `csrf` or header `X-CSRF-Token`), or from another site.
-/// A POST refused with 403 and this message.
-struct Refusal(&'static str);
-
-impl Refusal {
-    fn response(self) -> Response {
-        plain(StatusCode::FORBIDDEN, self.0)
-    }
-}
-
-fn post_session(
-    app: &App,
-    headers: &HeaderMap,
-    f: &HashMap<String, String>,
-) -> Result<(String, Session), Refusal> {
-    if !same_origin(headers) {
-        return Err(Refusal("forbidden: cross-site request"));
-    }
-    let Some((id, s)) = app.session(headers) else {
-        return Err(Refusal("forbidden: not signed in"));
-    };
-    let given = f.get("csrf").cloned().or_else(|| {
-        headers
-            .get("x-csrf-token")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    });
-    match given {
-        Some(t) if ct_eq(t.as_bytes(), s.csrf.as_bytes()) => Ok((id, s)),
-        _ => {
-            tracing::warn!("web: a POST without a valid CSRF token was refused");
-            Err(Refusal("forbidden: missing or wrong CSRF token"))
-        }
-    }
-}
-
-async fn logout(State(app): AppState, headers: HeaderMap, body: String) -> Response {
-    let (id, _) = match post_session(&app, &headers, &form(&body)) {
-        Ok(x) => x,
-        Err(r) => return r.response(),
-    };
-    if let Ok(mut m) = app.sessions.lock() {
-        m.remove(&id);
-    }
-    let mut r = redirect("/login");
-    r.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static("bansha_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
-    );
-    r
-}
-
-/// Which sections a page shows for a role: (part, in a side-by-side row with the next).
-fn page_parts(page: &str, role: Role) -> Vec<Vec<Part>> {
-    let d = role == Role::Director;
-    match page {
-        "day" if d => vec![
-            vec![Part::TallyDirector, Part::TallyPublic],
-            vec![Part::Activity],
-        ],
-        "day" => vec![vec![Part::TallyPublic], vec![Part::Activity]],
-        "flags" => vec![vec![Part::Flags], vec![Part::Ledger]],
-        "game" if d => vec![vec![Part::State, Part::StatePublic], vec![Part::Nights]],
-        _ => vec![vec![Part::StatePublic], vec![Part::NightsPublic]],
-    }
-}
-
-fn render_page(app: &App, headers: &HeaderMap, uri: &Uri, page: &'static str) -> Response {
-    let Some((id, sess)) = app.session(headers) else {
-        return redirect("/login");
-    };
-    // Read the version before the sections: a change while they render is seen next poll.
-    let version = app.version();
-    let nonce = random_hex(16);
-    let (cfg, rules) = match app.load() {
-        Ok(x) => x,
-        Err(e) => {
-            return html_page(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!(
-                    "<!doctype html><meta charset=\"utf-8\">{}",
-                    html::error_box(&e)
-                ),
-                &nonce,
-            );
-        }
-    };
-    let now = app.clock.now();
-    let q = query(uri);
-    let day = q
-        .get("day")
-        .and_then(|d| d.parse::<u32>().ok())
-        .or_else(|| views::current_day(&cfg, now));
-    let flash = app
-        .sessions
-        .lock()
-        .ok()
-        .and_then(|mut m| m.get_mut(&id).and_then(|s| s.flash.take()));
-    let mut content = String::new();
-    if page == "day" {
-        let mut days: Vec<u32> = cfg.days.iter().map(|d| d.number).collect();
-        days.sort();
-        content.push_str("<nav class=\"days\">");
-        for n in days {
-            if Some(n) == day {
-                content.push_str(&format!("<strong>第{n}天</strong> "));
-            } else {
-                content.push_str(&format!("<a href=\"/day?day={n}\">第{n}天</a> "));
-            }
-        }
-        content.push_str("</nav>");
-    }
-    {
-        let store = match app.store.lock() {
-            Ok(s) => s,
-            Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "store lock poisoned"),
-        };
-        let ctx = Ctx {
-            cfg: &cfg,
-            rules: &rules,
-            store: &store,
-            now,
-            role: sess.role,
-            csrf: &sess.csrf,
-        };
-        for row in page_parts(page, sess.role) {
-            if row.len() > 1 {
-                content.push_str("<div class=\"cols\">");
-            }
-            for &p in &row {
-                let src = match day {
-                    Some(d) => format!("/part/{}?day={d}", p.name()),
-                    None => format!("/part/{}", p.name()),
-                };
-                let inner = views::render(p, &ctx, day);
-                content.push_str(&html::live_section(p.name(), p.title(), &src, &inner));
-            }
-            if row.len() > 1 {
-                content.push_str("</div>");
-            }
-        }
-    }
-    let title = match page {
-        "day" => "今日",
-        "flags" => "违规与判罚",
-        _ => "局势与夜晚",
-    };
-    let who = sess.who();
-    let body = html::page(
-        &html::Page {
-            title,
-            game: &cfg.game.name,
-            active: page,
-            role: sess.role.as_str(),
-            who: &who,
-            csrf: &sess.csrf,
-            version: &version,
-            poll_secs: app.poll_secs,
-            nonce: &nonce,
-            flash: flash.as_deref(),
-        },
-        &content,
-    );
-    html_page(StatusCode::OK, body, &nonce)
-}
-
-async fn page_day(State(app): AppState, headers: HeaderMap, uri: Uri) -> Response {
-    render_page(&app, &headers, &uri, "day")
-}
-
-async fn page_flags(State(app): AppState, headers: HeaderMap, uri: Uri) -> Response {
-    render_page(&app, &headers, &uri, "flags")
-}
-
-async fn page_game(State(app): AppState, headers: HeaderMap, uri: Uri) -> Response {
-    render_page(&app, &headers, &uri, "game")
-}
-
-async fn part(
-    State(app): AppState,
-    headers: HeaderMap,
-    UrlPath(name): UrlPath<String>,
-    uri: Uri,
-) -> Response {
-    let Some((_, sess)) = app.session(&headers) else {
-        return plain(StatusCode::UNAUTHORIZED, "not signed in");
-    };
-    let Some(p) = Part::parse(&name) else {
-        return plain(StatusCode::NOT_FOUND, "no such section");
-    };
-    if p.director_only() && sess.role != Role::Director {
-        return plain(StatusCode::FORBIDDEN, "forbidden: the director's view");
-    }
-    let (cfg, rules) = match app.load() {
-        Ok(x) => x,
-        Err(e) => return fragment(StatusCode::OK, html::error_box(&e)),
-    };
-    let day = query(&uri).get("day").and_then(|d| d.parse().ok());
-    let Ok(store) = app.store.lock() else {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, "store lock poisoned");
-    };
-    let ctx = Ctx {
-        cfg: &cfg,
-        rules: &rules,
-        store: &store,
-        now: app.clock.now(),
-        role: sess.role,
-        csrf: &sess.csrf,
-    };
-    fragment(StatusCode::OK, views::render(p, &ctx, day))
-}
-
-async fn version(State(app): AppState, headers: HeaderMap) -> Response {
-    if app.session(&headers).is_none() {
-        return plain(StatusCode::UNAUTHORIZED, "not signed in");
-    }
-    respond(
-        StatusCode::OK,
-        "application/json",
-        serde_json::json!({ "version": app.version() }).to_string(),
-        None,
-    )
-}
-
-/// Run a decision with the session's `--by`, then back to the flag page with the
-/// command's message shown once; a refusal is 409 with the command's message.
-fn decide(
-    app: &App,
-    headers: &HeaderMap,
-    body: &str,
-    director_only: bool,
-    act: impl FnOnce(
-        &Config,
-        &RuleSet,
-        &mut Store,
-        &str,
-        crate::model::Timestamp,
-        &HashMap<String, String>,
-    ) -> Result<String, crate::game::Error>,
-) -> Response {
-    let f = form(body);
-    let (id, sess) = match post_session(app, headers, &f) {
-        Ok(x) => x,
-        Err(r) => return r.response(),
-    };
-    if director_only && sess.role != Role::Director {
-        return plain(StatusCode::FORBIDDEN, "forbidden: the director's decision");
-    }
-    let (cfg, rules) = match app.load() {
-        Ok(x) => x,
-        Err(e) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &e),
-    };
-    let result = {
-        let Ok(mut store) = app.store.lock() else {
-            return plain(StatusCode::INTERNAL_SERVER_ERROR, "store lock poisoned");
-        };
-        act(&cfg, &rules, &mut store, &sess.by(), app.clock.now(), &f)
-    };
-    match result {
-        Ok(msg) => {
-            app.writes.fetch_add(1, Ordering::SeqCst);
-            tracing::info!("web: {msg}");
-            if let Ok(mut m) = app.sessions.lock()
-                && let Some(s) = m.get_mut(&id)
-            {
-                s.flash = Some(msg);
-            }
-            redirect("/flags")
-        }
-        // The command's refusal (already decided, no such card…); nothing changed.
-        Err(e) => plain(status_of(&e), e.message()),
-    }
-}
-
-/// The game layer's error as an HTTP status: a refusal (bad input, a question for the
-/// director) is 409 Conflict, a failure at run time (the database) 500.
-fn status_of(e: &crate::game::Error) -> StatusCode {
-    match e {
-        crate::game::Error::Runtime(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        crate::game::Error::Input(_) | crate::game::Error::NeedInput(_) => StatusCode::CONFLICT,
-    }
-}
-
-async fn flag_confirm(
-    State(app): AppState,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-    body: String,
-) -> Response {
-    decide(
-        &app,
-        &headers,
-        &body,
-        false,
-        |cfg, rules, store, by, t, f| {
-            let card = f.get("card").map(String::as_str).filter(|c| !c.is_empty());
-            crate::game::flags::confirm_flag(cfg, rules, store, id, card, by, t)
-        },
-    )
-}
-
-async fn flag_dismiss(
-    State(app): AppState,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-    body: String,
-) -> Response {
-    decide(&app, &headers, &body, false, |cfg, _, store, by, t, f| {
-        let whitelist = f.get("whitelist").is_some_and(|v| !v.is_empty());
-        crate::game::flags::dismiss_flag(cfg, store, id, whitelist, by, t)
-    })
-}
-
-async fn card_withdraw(
-    State(app): AppState,
-    headers: HeaderMap,
-    UrlPath(id): UrlPath<i64>,
-    body: String,
-) -> Response {
-    decide(&app, &headers, &body, true, |cfg, _, store, by, t, _| {
-        crate::game::flags::withdraw_card(cfg, store, id, by, t)
-    })
+    .with_graceful_shutdown(shutdown)
+    .await
 }
