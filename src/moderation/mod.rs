@@ -8,6 +8,7 @@
 //! out (草地), then run the [`patterns`] the triggers woke. Styled text (red, enlarged),
 //! floods and 诈尸 need more than one post's text: [`scan_post`] and [`floods`].
 
+pub mod classifier;
 pub mod flood;
 pub mod frames;
 pub mod ledger;
@@ -550,6 +551,7 @@ impl Detector {
                 });
             }
         }
+        self.second_opinion(text, n, &slots, &mut hits);
         if records::worth_a_look(text, n.clock)
             && let Some((s, e, name)) = records::find(text)
         {
@@ -577,6 +579,42 @@ impl Detector {
         hits.sort_by_key(|h| (h.start, h.category));
         hits.dedup_by(|a, b| a.category == b.category && a.start < b.end && b.start < a.end);
         hits
+    }
+}
+
+impl Detector {
+    /// The [`classifier`]'s flags: for each open-ended category a windowed rule's first
+    /// slot woke (`slots`) and nothing flagged yet, the model's verdict on the post.
+    fn second_opinion(
+        &self,
+        text: &str,
+        n: &Normalized,
+        slots: &[windows::SlotHit],
+        hits: &mut Vec<Hit>,
+    ) {
+        let model = classifier::model();
+        let mut asked: u32 = 0;
+        for sh in slots.iter().filter(|h| h.slot == 0) {
+            let c = self.compiled.windows[sh.rule as usize].category;
+            let bit = 1u32 << (c as u32);
+            if asked & bit != 0 || !model.knows(c) || hits.iter().any(|h| h.category == c) {
+                continue;
+            }
+            asked |= bit;
+            if let Some((score, top)) = model.score(c, &n.text)
+                && score >= classifier::THRESHOLD
+            {
+                let (os, oe) = n.original_span(sh.start as usize, sh.end as usize);
+                hits.push(Hit {
+                    category: c,
+                    start: os,
+                    end: oe,
+                    matched: text[os..oe].to_string(),
+                    reason: format!("分类器（第二意见，{score:.1}）：{}", top.join("、")),
+                    card: None,
+                });
+            }
+        }
     }
 }
 
