@@ -584,7 +584,8 @@ impl Detector {
 
 impl Detector {
     /// The [`classifier`]'s flags: for each open-ended category a windowed rule's first
-    /// slot woke (`slots`) and nothing flagged yet, the model's verdict on the post.
+    /// slot woke (`slots`: not negated, not vetoed in its sentence) and nothing flagged yet,
+    /// the model's verdict on the post.
     fn second_opinion(
         &self,
         text: &str,
@@ -594,8 +595,13 @@ impl Detector {
     ) {
         let model = classifier::model();
         let mut asked: u32 = 0;
+        let rules = &self.compiled.windows;
         for sh in slots.iter().filter(|h| h.slot == 0) {
-            let c = self.compiled.windows[sh.rule as usize].category;
+            let rule = &rules[sh.rule as usize];
+            if !windows::anchor_stands(rule, &n.text, slots, sh) {
+                continue;
+            }
+            let c = rule.category;
             let bit = 1u32 << (c as u32);
             if asked & bit != 0 || !model.knows(c) || hits.iter().any(|h| h.category == c) {
                 continue;

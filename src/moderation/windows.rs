@@ -148,16 +148,23 @@ pub fn matches(rules: &[Rule], t: &str, hits: &mut [SlotHit]) -> Vec<(u32, usize
     out
 }
 
+/// Does the first-slot occurrence `a` of rule `r` stand: not negated (`neg`), no veto
+/// literal of the rule in its sentence? `hits`: the rule's occurrences (others are ignored).
+pub fn anchor_stands(r: &Rule, t: &str, hits: &[SlotHit], a: &SlotHit) -> bool {
+    let (ss, se) = sentence(t, a.start as usize);
+    !(r.neg && negated(t, a.start as usize))
+        && !hits.iter().any(|h| {
+            h.rule == a.rule && h.slot == VETO && ss <= h.start as usize && h.end as usize <= se
+        })
+}
+
 fn match_rule(r: &Rule, t: &str, hits: &[SlotHit]) -> Option<(usize, usize)> {
     let usable = |h: &SlotHit| !(r.neg && negated(t, h.start as usize));
-    for a in hits.iter().filter(|h| h.slot == 0 && usable(h)) {
+    for a in hits
+        .iter()
+        .filter(|h| h.slot == 0 && anchor_stands(r, t, hits, h))
+    {
         let (ss, se) = sentence(t, a.start as usize);
-        if hits
-            .iter()
-            .any(|h| h.slot == VETO && ss <= h.start as usize && h.end as usize <= se)
-        {
-            continue;
-        }
         let (mut lo, mut hi) = (a.start as usize, a.end as usize);
         let mut prev_end = a.end as usize;
         let mut ok = true;
