@@ -152,10 +152,10 @@ pub fn matches(rules: &[Rule], t: &str, hits: &mut [SlotHit]) -> Vec<(u32, usize
 /// literal of the rule in its sentence? `hits`: the rule's occurrences (others are ignored).
 pub fn anchor_stands(r: &Rule, t: &str, hits: &[SlotHit], a: &SlotHit) -> bool {
     let (ss, se) = sentence(t, a.start as usize);
-    !(r.neg && negated(t, a.start as usize))
-        && !hits.iter().any(|h| {
-            h.rule == a.rule && h.slot == VETO && ss <= h.start as usize && h.end as usize <= se
-        })
+    let vetoed = hits.iter().any(|h| {
+        h.rule == a.rule && h.slot == VETO && ss <= h.start as usize && h.end as usize <= se
+    });
+    !(vetoed || (r.neg && negated(t, a.start as usize)))
 }
 
 fn match_rule(r: &Rule, t: &str, hits: &[SlotHit]) -> Option<(usize, usize)> {
