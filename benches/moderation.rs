@@ -1,7 +1,9 @@
 //! Benchmark: moderation scan (run with `cargo bench --bench moderation`).
 //!
-//! ~64 MB of forum-style posts (the labelled set's lines and ordinary game talk, mixed with
-//! seat numbers, times and filler so no two posts are equal), scanned post by post:
+//! Two corpora of ~64 MB each, scanned post by post: ordinary (the labelled sets' lines,
+//! weighted towards ordinary game talk, mixed with seat numbers, times and filler so no two
+//! posts are equal) and violation-dense (only the labelled violations of `labelled.tsv` and
+//! the issue-28 corpus, every post made of them):
 //!
 //! - `plain`: one Aho–Corasick pass (DFA, overlapping) with the word lists' entries as
 //!   written, over the raw text: no normalisation, no allow-list, no rules — the peer.
@@ -20,23 +22,47 @@ use bansha::moderation::{Detector, lexicon};
 
 const TARGET_BYTES: usize = 64 << 20;
 
-fn corpus() -> Vec<String> {
+/// Post texts of the issue-28 corpus (`tests/moderation/{train,dev,test}.tsv`): the
+/// labelled ones (`positives`) or the clean ones.
+fn issue28(positives: bool) -> Vec<&'static str> {
+    [
+        include_str!("../tests/moderation/train.tsv"),
+        include_str!("../tests/moderation/dev.tsv"),
+        include_str!("../tests/moderation/test.tsv"),
+    ]
+    .into_iter()
+    .flat_map(str::lines)
+    .filter(|l| !l.starts_with('#'))
+    .filter_map(|l| l.split_once('\t'))
+    .filter(|(label, _)| (*label != "-") == positives)
+    .map(|(_, text)| text)
+    .collect()
+}
+
+/// `dense`: every post made of violations only (the corpora's positives, no filler); else
+/// mostly ordinary talk (≈ 1 post in 8 has something).
+fn corpus(dense: bool) -> Vec<String> {
     let labelled = include_str!("../tests/moderation/labelled.tsv");
     // Post text as the store keeps it: the lines given as PC HTML are left out.
     let mut lines: Vec<&str> = labelled
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter(|l| !dense || !l.starts_with("-\t"))
         .filter_map(|l| l.split('\t').nth(1))
         .filter(|t| !t.contains("</"))
         .collect();
-    // Most real posts are ordinary talk: weight it up (≈ 1 post in 8 has something).
-    let ordinary: Vec<&str> = labelled
-        .lines()
-        .filter(|l| l.starts_with("-\t"))
-        .filter_map(|l| l.split('\t').nth(1))
-        .collect();
-    for _ in 0..6 {
-        lines.extend(ordinary.iter().copied());
+    lines.extend(issue28(true));
+    if !dense {
+        // Most real posts are ordinary talk: weight it up.
+        let mut ordinary: Vec<&str> = labelled
+            .lines()
+            .filter(|l| l.starts_with("-\t"))
+            .filter_map(|l| l.split('\t').nth(1))
+            .collect();
+        ordinary.extend(issue28(false));
+        for _ in 0..6 {
+            lines.extend(ordinary.iter().copied());
+        }
     }
     let filler = [
         "我觉得今天的票型很有意思，大家可以再看看昨天的发言。",
@@ -51,7 +77,11 @@ fn corpus() -> Vec<String> {
         let mut p = String::new();
         for _ in 0..rng.usize(1..4) {
             p.push_str(lines[rng.usize(..lines.len())]);
-            p.push_str(filler[rng.usize(..filler.len())]);
+            if dense {
+                p.push('\n');
+            } else {
+                p.push_str(filler[rng.usize(..filler.len())]);
+            }
             p.push_str(&format!("{}号，{}楼", rng.u32(1..20), rng.u32(1..3000)));
         }
         total += p.len();
@@ -92,10 +122,18 @@ fn per_cpu(mb: f64, cpu: Option<f64>) -> String {
 }
 
 fn main() {
-    let posts = corpus();
+    for dense in [false, true] {
+        run(dense);
+    }
+}
+
+/// Both scanners over one corpus ([`corpus`]).
+fn run(dense: bool) {
+    let posts = corpus(dense);
     let bytes: usize = posts.iter().map(String::len).sum();
     let mb = bytes as f64 / 1e6;
-    println!("corpus: {} posts, {mb:.1} MB", posts.len());
+    let kind = if dense { "violation-dense" } else { "ordinary" };
+    println!("{kind} corpus: {} posts, {mb:.1} MB", posts.len());
 
     let mut words: Vec<String> = Vec::new();
     for f in lexicon::builtin_lists() {

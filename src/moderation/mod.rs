@@ -8,10 +8,15 @@
 //! out (草地), then run the [`patterns`] the triggers woke. Styled text (red, enlarged),
 //! floods and 诈尸 need more than one post's text: [`scan_post`] and [`floods`].
 
+pub mod classifier;
+pub mod flood;
+pub mod frames;
 pub mod ledger;
 pub mod lexicon;
 pub mod normalize;
 pub mod patterns;
+pub mod records;
+pub mod windows;
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -22,6 +27,7 @@ use daachorse::{
 };
 use serde::{Deserialize, Serialize};
 
+pub use flood::flood_post;
 pub use normalize::{Normalized, normalize};
 
 /// The contract's flag categories (`docs/interfaces.md`, `flags`).
@@ -183,6 +189,11 @@ enum PatKind {
     Trigger(patterns::Group),
     /// A literal some rules need ([`patterns::need_literals`]): its bit.
     Need(patterns::Needs),
+    /// A literal of slot `slot` of windowed rule `rule` ([`windows`]).
+    Slot {
+        rule: u32,
+        slot: u8,
+    },
 }
 
 /// The compiled lists of one game: the built-in word lists, the allow-list and rule
@@ -195,6 +206,7 @@ struct Compiled {
     da: CharwiseDoubleArrayAhoCorasick<u32>,
     kinds: Vec<Vec<PatKind>>,
     entries: Vec<lexicon::Entry>,
+    windows: Vec<windows::Rule>,
 }
 
 impl Compiled {
@@ -245,11 +257,31 @@ impl Compiled {
             // could never be found there (a unit test keeps them normal).
             add(t.to_string(), PatKind::Need(1 << i));
         }
+        let windows = windows::parse(windows::FILE)?;
+        for (ri, r) in windows.iter().enumerate() {
+            let veto = (windows::VETO as usize, &r.veto);
+            for (si, lits) in r.slots.iter().enumerate().chain([veto]) {
+                for l in lits {
+                    add(
+                        l.clone(),
+                        PatKind::Slot {
+                            rule: ri as u32,
+                            slot: si as u8,
+                        },
+                    );
+                }
+            }
+        }
         let da = CharwiseDoubleArrayAhoCorasickBuilder::new()
             .match_kind(DaachorseMatchKind::Standard)
             .build_with_values(index)
             .map_err(|e| format!("word lists: {e}"))?;
-        Ok(Compiled { da, kinds, entries })
+        Ok(Compiled {
+            da,
+            kinds,
+            entries,
+            windows,
+        })
     }
 }
 
@@ -415,6 +447,7 @@ impl Detector {
         let mut allowed: Vec<(usize, usize)> = Vec::new();
         let mut groups = patterns::GroupSet::default();
         let mut needs: patterns::Needs = 0;
+        let mut slots: Vec<windows::SlotHit> = Vec::new();
         for &(ms, me, v) in found {
             let (ms, me) = (ms as usize, me as usize);
             for &k in &self.compiled.kinds[v as usize] {
@@ -423,6 +456,16 @@ impl Detector {
                     PatKind::Allow => allowed.push((ms, me)),
                     PatKind::Trigger(g) => groups.insert(g),
                     PatKind::Need(bit) => needs |= bit,
+                    PatKind::Slot { rule, slot } => {
+                        if !in_ranges(&quoted, ms, me) {
+                            slots.push(windows::SlotHit {
+                                rule,
+                                slot,
+                                start: ms as u32,
+                                end: me as u32,
+                            })
+                        }
+                    }
                 }
             }
         }
@@ -486,12 +529,98 @@ impl Detector {
                 }
             }
         }
+        if !slots.is_empty() {
+            for (rule, s, e) in windows::matches(&self.compiled.windows, &n.text, &mut slots) {
+                let r = &self.compiled.windows[rule as usize];
+                let (os, oe) = n.original_span(s, e);
+                // An allow-list phrase over the window's first or last literal takes it
+                // (换人投票 is no 换人); a name between its literals does not.
+                if allowed
+                    .iter()
+                    .any(|&(a, b)| (a <= s && s < b) || (a < e && e <= b))
+                {
+                    continue;
+                }
+                hits.push(Hit {
+                    category: r.category,
+                    start: os,
+                    end: oe,
+                    matched: text[os..oe].to_string(),
+                    reason: format!("规则：{}", r.name),
+                    card: None,
+                });
+            }
+        }
+        self.second_opinion(text, n, &slots, &mut hits);
+        if records::worth_a_look(text, n.clock)
+            && let Some((s, e, name)) = records::find(text)
+        {
+            hits.push(Hit {
+                category: Category::Evidence,
+                start: s,
+                end: e,
+                matched: text[s..e].to_string(),
+                reason: format!("记录：{name}"),
+                card: None,
+            });
+        }
+        if hits.is_empty() {
+            return hits;
+        }
+        if frames::is_report(text) {
+            hits.clear();
+            return hits;
+        }
+        let foreign = frames::foreign_ranges(text);
+        hits.retain(|h| !frames::inside(&foreign, h.start, h.end));
         if n.source_quotes {
             hits.retain(|h| !quoted_original(text, h.start, h.end));
         }
         hits.sort_by_key(|h| (h.start, h.category));
         hits.dedup_by(|a, b| a.category == b.category && a.start < b.end && b.start < a.end);
         hits
+    }
+}
+
+impl Detector {
+    /// The [`classifier`]'s flags: for each open-ended category a windowed rule's first
+    /// slot woke (`slots`: not negated, not vetoed in its sentence) and nothing flagged yet,
+    /// the model's verdict on the post.
+    fn second_opinion(
+        &self,
+        text: &str,
+        n: &Normalized,
+        slots: &[windows::SlotHit],
+        hits: &mut Vec<Hit>,
+    ) {
+        let model = classifier::model();
+        let mut asked: u32 = 0;
+        let rules = &self.compiled.windows;
+        for sh in slots.iter().filter(|h| h.slot == 0) {
+            let rule = &rules[sh.rule as usize];
+            if !windows::anchor_stands(rule, &n.text, slots, sh) {
+                continue;
+            }
+            let c = rule.category;
+            let bit = 1u32 << (c as u32);
+            if asked & bit != 0 || !model.knows(c) || hits.iter().any(|h| h.category == c) {
+                continue;
+            }
+            asked |= bit;
+            if let Some((score, top)) = model.score(c, &n.text)
+                && score >= classifier::THRESHOLD
+            {
+                let (os, oe) = n.original_span(sh.start as usize, sh.end as usize);
+                hits.push(Hit {
+                    category: c,
+                    start: os,
+                    end: oe,
+                    matched: text[os..oe].to_string(),
+                    reason: format!("分类器（第二意见，{score:.1}）：{}", top.join("、")),
+                    card: None,
+                });
+            }
+        }
     }
 }
 
@@ -620,9 +749,22 @@ pub struct PostText<'a> {
     pub large: &'a str,
 }
 
-/// Every hit of one post: its words, its red text, its enlarged text.
+/// Every hit of one post: its words, a flood by itself ([`flood_post`]), its red text, its
+/// enlarged text.
 pub fn scan_post(d: &Detector, p: &PostText<'_>) -> Vec<Hit> {
     let mut hits = d.scan(p.text);
+    if let Some(why) = flood_post(p.text) {
+        let t = p.text.trim();
+        let s = p.text.find(t).unwrap_or(0);
+        hits.push(Hit {
+            category: Category::Flood,
+            start: s,
+            end: s + t.len(),
+            matched: t.chars().take(40).collect(),
+            reason: why.to_string(),
+            card: None,
+        });
+    }
     for (cat, styled, what) in [
         (Category::RedFont, p.red, "红色或近红色文字"),
         (Category::LargeFont, p.large, "放大字体"),
