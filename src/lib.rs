@@ -18,5 +18,6 @@ pub mod store;
 pub mod testforum;
 pub mod time;
 pub mod tomlfile;
+pub mod version;
 pub mod votes;
 pub mod web;

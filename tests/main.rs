@@ -17,5 +17,6 @@ mod red_cards;
 mod requests;
 mod self_contained;
 mod testforum;
+mod version;
 mod votes;
 mod web;

@@ -26,7 +26,8 @@ use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "bansha",
-    version,
+    version = crate::version::short(),
+    long_version = crate::version::long(),
     about = "Vote, activity and compliance automation for 版杀 games on Discuz! forums"
 )]
 pub struct Cli {
