@@ -12,6 +12,7 @@ mod lock;
 pub(crate) mod night;
 mod posts;
 mod serve;
+mod signals;
 mod sync;
 pub(crate) mod tally;
 
