@@ -133,6 +133,8 @@ pub fn parse_cookies_txt(text: &str, host: &str) -> Result<CookieJar, String> {
     let host = host.to_ascii_lowercase();
     let mut matching = CookieJar::new();
     let mut all = CookieJar::new();
+    // Notepad's "UTF-8 with BOM" (the cookie file edited on Windows) starts with U+FEFF.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim_end_matches('\r');
         // `#HttpOnly_` marks HttpOnly cookies (Discuz! sets saltkey/auth HttpOnly on PC).
@@ -174,7 +176,8 @@ pub fn parse_cookies_txt(text: &str, host: &str) -> Result<CookieJar, String> {
     Ok(jar)
 }
 
-/// A warning when a file holding secrets is readable by group or others (mode & 0o044).
+/// A warning when a file holding secrets is readable by group or others (mode & 0o044); on
+/// Windows, when it lies outside the user's profile folder ([`super::private_file`]).
 pub fn permission_warning(path: &Path) -> Option<String> {
     #[cfg(unix)]
     {
@@ -189,7 +192,11 @@ pub fn permission_warning(path: &Path) -> Option<String> {
             ));
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    if let Some(w) = super::private_file::warning(path) {
+        return Some(w);
+    }
+    #[cfg(not(any(unix, windows)))]
     let _ = path;
     None
 }
@@ -224,6 +231,14 @@ mod tests {
         let e = parse_cookies_txt(&text, "bbs.example.com").unwrap_err();
         assert!(e.contains("B7Y9_2132_auth") && e.contains("saltkey"), "{e}");
         assert!(!e.contains("AUTHSECRET"));
+    }
+
+    #[test]
+    fn a_cookie_file_saved_by_notepad_with_bom_and_crlf_reads() {
+        let text = format!("\u{feff}{}", FILE.replace('\n', "\r\n"));
+        let jar = parse_cookies_txt(&text, "bbs.example.com").unwrap();
+        assert_eq!(jar.get("B7Y9_2132_auth"), Some("AUTHSECRET"));
+        assert!(jar.has_login());
     }
 
     #[test]
