@@ -19,5 +19,6 @@ pub mod rules;
 pub mod store;
 pub mod time;
 pub use bansha_base::tomlfile;
+pub mod version;
 pub mod votes;
 pub mod web;

@@ -21,5 +21,6 @@ mod requests;
 mod self_contained;
 mod testforum;
 mod timeline;
+mod version;
 mod votes;
 mod web;

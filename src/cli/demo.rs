@@ -139,10 +139,21 @@ fn setup(dir: &Path) -> Result<PathBuf, CliError> {
     println!("The demo's files are in {}. For example:", dir.display());
     println!(
         "  bansha tally --config {} --day 2 --format json",
-        config.display()
+        shell_word(&config)
     );
-    println!("  bansha posts --config {} --tid 2002", config.display());
+    println!("  bansha posts --config {} --tid 2002", shell_word(&config));
     Ok(config)
+}
+
+/// A path as one word of a command line to copy: in double quotes when it has white space
+/// (a Windows user folder such as `C:\Users\导演 甲`), which cmd.exe, PowerShell and sh all read.
+fn shell_word(p: &Path) -> String {
+    let s = p.display().to_string();
+    if s.chars().any(char::is_whitespace) {
+        format!("\"{s}\"")
+    } else {
+        s
+    }
 }
 
 fn section(title: &str) {
@@ -158,4 +169,21 @@ pub(super) fn private(p: &Path) {
     }
     #[cfg(not(unix))]
     let _ = p;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_demo_folder_with_a_space_is_quoted_in_the_commands_to_try() {
+        assert_eq!(
+            shell_word(Path::new("C:/Users/导演 甲/demo/game.toml")),
+            "\"C:/Users/导演 甲/demo/game.toml\""
+        );
+        assert_eq!(
+            shell_word(Path::new("/tmp/demo/game.toml")),
+            "/tmp/demo/game.toml"
+        );
+    }
 }

@@ -240,7 +240,16 @@ fn config_relative(path: &Path, out_dir: &Path) -> String {
     {
         return rel.display().to_string();
     }
-    abs.display().to_string()
+    without_verbatim_prefix(&abs.display().to_string()).to_string()
+}
+
+/// Windows canonicalizes to verbatim paths (`\\?\C:\…`); a config names `C:\…`, as a
+/// director writes it. Other paths (`\\?\UNC\…`, Unix) as they are.
+fn without_verbatim_prefix(path: &str) -> &str {
+    match path.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest,
+        _ => path,
+    }
 }
 
 fn q(s: &str) -> String {
@@ -509,6 +518,22 @@ fn fetch_thread(head: &str, output: &Path, tid: u64) -> Result<Vec<ThreadPage>, 
 mod tests {
     use super::*;
     use crate::config::{Config, Event};
+
+    #[test]
+    fn a_windows_verbatim_rules_path_is_written_as_a_director_writes_it() {
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\C:\Users\导演 甲\bansha\rules\075-zhifou.toml"),
+            r"C:\Users\导演 甲\bansha\rules\075-zhifou.toml"
+        );
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\server\share\r.toml"),
+            r"\\?\UNC\server\share\r.toml"
+        );
+        assert_eq!(
+            without_verbatim_prefix("/home/d/rules/r.toml"),
+            "/home/d/rules/r.toml"
+        );
+    }
 
     /// The kind of an event, by an exhaustive match: a new `Event` variant does not compile
     /// here until it is named, and then the test below wants it documented.

@@ -15,6 +15,7 @@ mod manor;
 mod night;
 mod posts;
 mod serve;
+mod signals;
 mod sync;
 mod tally;
 
@@ -30,7 +31,8 @@ use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "bansha",
-    version,
+    version = crate::version::short(),
+    long_version = crate::version::long(),
     about = "Vote, activity and compliance automation for 版杀 games on Discuz! forums"
 )]
 pub struct Cli {

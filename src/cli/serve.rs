@@ -44,31 +44,8 @@ pub fn run(a: &ServeArgs) -> CliResult {
             "bansha serve: http://{addr}/ (sign in as: {})\n",
             roles.join(", ")
         ))?;
-        web::serve(listener, Arc::new(app), shutdown())
+        web::serve(listener, Arc::new(app), super::signals::first())
             .await
             .map_err(CliError::runtime)
     })
-}
-
-/// Ctrl-C, or SIGTERM on Unix.
-async fn shutdown() {
-    #[cfg(unix)]
-    {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
-                }
-            };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

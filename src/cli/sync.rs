@@ -99,35 +99,20 @@ fn summary_line(s: &PassSummary) -> String {
     )
 }
 
-/// SIGINT / SIGTERM raise the stop flag (the daemon stops after the current page); a
-/// second signal exits at once (nothing is lost: every stored page is committed).
+/// A stop request (Ctrl-C, SIGTERM; on Windows also Ctrl-Break and closing the console:
+/// [`super::signals`]) raises the stop flag (the daemon stops after the current page); a
+/// second request exits at once (nothing is lost: every stored page is committed).
 async fn watch_signals(stop: Arc<AtomicBool>) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut int), Ok(mut term)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) else {
-            return;
-        };
-        for n in 0.. {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-            if n > 0 {
-                eprintln!("bansha: second signal, exiting now");
-                std::process::exit(130);
-            }
-            eprintln!("bansha: stopping after the current page (signal again to exit now)");
-            stop.store(true, Ordering::SeqCst);
+    let Ok(mut requests) = super::signals::StopRequests::listen() else {
+        return;
+    };
+    for n in 0.. {
+        requests.recv().await;
+        if n > 0 {
+            eprintln!("bansha: second signal, exiting now");
+            std::process::exit(130);
         }
-    }
-    #[cfg(not(unix))]
-    {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.store(true, Ordering::SeqCst);
-        }
+        eprintln!("bansha: stopping after the current page (signal again to exit now)");
+        stop.store(true, Ordering::SeqCst);
     }
 }

@@ -190,7 +190,8 @@ pub fn parse_cookie_file(text: &str, host: &str) -> Result<CookieFile, String> {
     } else if is_header(body) {
         ("a `Cookie:` header", header_cookies(body)?)
     } else {
-        ("a Netscape cookies.txt", netscape_cookies(text)?)
+        // Notepad's "UTF-8 with BOM" (the file edited on Windows) starts with U+FEFF.
+        ("a Netscape cookies.txt", netscape_cookies(text.trim_start_matches('\u{feff}'))?)
     };
     let mut matching = CookieFile::empty(format);
     let mut all = CookieFile::empty(format);
@@ -392,7 +393,8 @@ fn binary_kind(bytes: &[u8]) -> &'static str {
     }
 }
 
-/// A warning when a file holding secrets is readable by group or others (mode & 0o044).
+/// A warning when a file holding secrets is readable by group or others (mode & 0o044); on
+/// Windows, when it lies outside the user's profile folder ([`super::private_file`]).
 pub fn permission_warning(path: &Path) -> Option<String> {
     #[cfg(unix)]
     {
@@ -407,7 +409,11 @@ pub fn permission_warning(path: &Path) -> Option<String> {
             ));
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    if let Some(w) = super::private_file::warning(path) {
+        return Some(w);
+    }
+    #[cfg(not(any(unix, windows)))]
     let _ = path;
     None
 }
@@ -442,6 +448,14 @@ mod tests {
         let e = parse_cookies_txt(&text, "bbs.example.com").unwrap_err();
         assert!(e.contains("B7Y9_2132_auth") && e.contains("saltkey"), "{e}");
         assert!(!e.contains("AUTHSECRET"));
+    }
+
+    #[test]
+    fn a_cookie_file_saved_by_notepad_with_bom_and_crlf_reads() {
+        let text = format!("\u{feff}{}", FILE.replace('\n', "\r\n"));
+        let jar = parse_cookies_txt(&text, "bbs.example.com").unwrap();
+        assert_eq!(jar.get("B7Y9_2132_auth"), Some("AUTHSECRET"));
+        assert!(jar.has_login());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 pub mod cookies;
 pub mod fingerprint;
 pub mod paging;
+pub mod private_file;
 
 use std::fmt;
 use std::sync::Mutex;
