@@ -191,7 +191,10 @@ pub fn parse_cookie_file(text: &str, host: &str) -> Result<CookieFile, String> {
         ("a `Cookie:` header", header_cookies(body)?)
     } else {
         // Notepad's "UTF-8 with BOM" (the file edited on Windows) starts with U+FEFF.
-        ("a Netscape cookies.txt", netscape_cookies(text.trim_start_matches('\u{feff}'))?)
+        (
+            "a Netscape cookies.txt",
+            netscape_cookies(text.trim_start_matches('\u{feff}'))?,
+        )
     };
     let mut matching = CookieFile::empty(format);
     let mut all = CookieFile::empty(format);

@@ -6,6 +6,7 @@
 
 pub mod activity;
 pub mod authors;
+pub mod changes;
 pub mod flags;
 pub mod guard;
 pub mod import;

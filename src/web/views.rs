@@ -930,7 +930,7 @@ fn changes(c: &Ctx<'_>) -> Result<String, String> {
             .map_err(|_| format!("「{v}」不是时间：请写成 YYYY-MM-DD HH:MM"))?,
         None => c.now - 3600,
     };
-    let text = crate::cli::changes::changes_text(cfg, c.rules, c.store, since, c.now)
+    let text = crate::game::changes::changes_text(cfg, c.rules, c.store, since, c.now)
         .map_err(|e| zh_error(e.message()))?;
     let day = c
         .query
