@@ -598,7 +598,10 @@ impl Detector {
         let rules = &self.compiled.windows;
         for sh in slots.iter().filter(|h| h.slot == 0) {
             let rule = &rules[sh.rule as usize];
-            if !windows::anchor_stands(rule, &n.text, slots, sh) {
+            // A one-character anchor (狼, 输) is in most game posts: no gate at all.
+            let anchor = &n.text[sh.start as usize..sh.end as usize];
+            if anchor.chars().nth(1).is_none() || !windows::anchor_stands(rule, &n.text, slots, sh)
+            {
                 continue;
             }
             let c = rule.category;
