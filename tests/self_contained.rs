@@ -92,7 +92,7 @@ fn escaping_paths(top: &Path) -> Vec<String> {
             }
             if line.contains(&sibling) {
                 bad.push(format!(
-                    "{}:{}: names ../shared",
+                    "{}:{}: names the sibling folder a clone does not have",
                     f.strip_prefix(top).unwrap_or(f).display(),
                     i + 1
                 ));
