@@ -542,6 +542,48 @@ mod cli {
         }
     }
 
+    /// The day's 讨论帖 of [`game`]: 甲 five posts, 乙 two.
+    fn discussion() -> Vec<PagePost> {
+        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
+        for i in 0..5 {
+            disc.push(post(
+                2 + i,
+                101 + u64::from(i),
+                "甲",
+                11,
+                "2026-03-04 10:00",
+                "分析一下",
+            ));
+        }
+        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
+        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
+        disc
+    }
+
+    /// The day's 投票帖 of [`game`]: 甲 votes 乙, 乙 names no player, 丙 (out) posts.
+    fn ballots() -> Vec<PagePost> {
+        vec![
+            post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
+            post(
+                2,
+                201,
+                "甲",
+                11,
+                "2026-03-04 12:00",
+                "投票对象：乙\n投票理由：话少",
+            ),
+            post(
+                3,
+                202,
+                "乙",
+                12,
+                "2026-03-04 12:00",
+                "投票对象：路人\n投票理由：随便",
+            ),
+            post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
+        ]
+    }
+
     fn game(name: &str) -> (PathBuf, Cleanup) {
         let d = dir(name);
         let rules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules/075-zhifou.toml");
@@ -581,44 +623,8 @@ cause = "vote"
         let cfgp = d.join("game.toml");
         std::fs::write(&cfgp, cfg).unwrap();
         let db = d.join("game.sqlite");
-        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
-        for i in 0..5 {
-            disc.push(post(
-                2 + i,
-                101 + u64::from(i),
-                "甲",
-                11,
-                "2026-03-04 10:00",
-                "分析一下",
-            ));
-        }
-        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
-        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
-        store(&db, 701, disc);
-        store(
-            &db,
-            702,
-            vec![
-                post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
-                post(
-                    2,
-                    201,
-                    "甲",
-                    11,
-                    "2026-03-04 12:00",
-                    "投票对象：乙\n投票理由：话少",
-                ),
-                post(
-                    3,
-                    202,
-                    "乙",
-                    12,
-                    "2026-03-04 12:00",
-                    "投票对象：路人\n投票理由：随便",
-                ),
-                post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
-            ],
-        );
+        store(&db, 701, discussion());
+        store(&db, 702, ballots());
         // The 进程帖 holds only the director's opening floor (no 加速/延时 requests).
         store(
             &db,
@@ -683,19 +689,7 @@ cause = "vote"
         // 乙 (uid 12) renamed to 乙改名: three more posts and a valid ballot.
         // 丁 posts as 丁的新名 (an alias; uid unknown to the config).
         // 戊's 替补 posts as 替补戊: once before the substitution (a stranger's), five after.
-        let mut disc = vec![post(1, 100, "导演", 1, "2026-03-04 09:00", "开门")];
-        for i in 0..5 {
-            disc.push(post(
-                2 + i,
-                101 + u64::from(i),
-                "甲",
-                11,
-                "2026-03-04 10:00",
-                "分析一下",
-            ));
-        }
-        disc.push(post(7, 110, "乙", 12, "2026-03-04 11:00", "我是好人"));
-        disc.push(post(8, 111, "乙", 12, "2026-03-04 11:05", "真的"));
+        let mut disc = discussion();
         for i in 0..3 {
             disc.push(post(
                 9 + i,
@@ -735,54 +729,34 @@ cause = "vote"
             ));
         }
         store(&db, 701, disc);
-        store(
-            &db,
-            702,
-            vec![
-                post(1, 200, "导演", 1, "2026-03-04 09:00", "投票帖"),
-                post(
-                    2,
-                    201,
-                    "甲",
-                    11,
-                    "2026-03-04 12:00",
-                    "投票对象：乙\n投票理由：话少",
-                ),
-                post(
-                    3,
-                    202,
-                    "乙",
-                    12,
-                    "2026-03-04 12:00",
-                    "投票对象：路人\n投票理由：随便",
-                ),
-                post(4, 203, "丙", 13, "2026-03-04 12:30", "我出局了但我要说"),
-                post(
-                    5,
-                    204,
-                    "乙改名",
-                    12,
-                    "2026-03-05 12:00",
-                    "投票对象：甲\n投票理由：改名后",
-                ),
-                post(
-                    6,
-                    205,
-                    "丁的新名",
-                    99,
-                    "2026-03-05 12:00",
-                    "投票对象：甲\n投票理由：别名",
-                ),
-                post(
-                    7,
-                    206,
-                    "替补戊",
-                    77,
-                    "2026-03-05 12:00",
-                    "投票对象：甲\n投票理由：替补",
-                ),
-            ],
-        );
+        let mut votes = ballots();
+        votes.extend([
+            post(
+                5,
+                204,
+                "乙改名",
+                12,
+                "2026-03-05 12:00",
+                "投票对象：甲\n投票理由：改名后",
+            ),
+            post(
+                6,
+                205,
+                "丁的新名",
+                99,
+                "2026-03-05 12:00",
+                "投票对象：甲\n投票理由：别名",
+            ),
+            post(
+                7,
+                206,
+                "替补戊",
+                77,
+                "2026-03-05 12:00",
+                "投票对象：甲\n投票理由：替补",
+            ),
+        ]);
+        store(&db, 702, votes);
         let c = cfg.to_str().unwrap();
         let (code, out, err) =
             bansha(&["activity", "--config", c, "--day", "2", "--format", "json"]);
