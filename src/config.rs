@@ -383,7 +383,7 @@ impl Config {
             Ok(tz) => self.tz = tz,
             Err(_) => err(
                 "game.timezone".into(),
-                format!("unknown timezone `{}`", self.game.timezone),
+                format!("未知的时区 `{}`（例：Asia/Shanghai）", self.game.timezone),
             ),
         }
         if !(self.forum.base_url.starts_with("http://")
@@ -391,7 +391,7 @@ impl Config {
         {
             err(
                 "forum.base_url".into(),
-                "must start with http:// or https://".into(),
+                "须以 http:// 或 https:// 开头".into(),
             );
         }
         if let Some(m) = page_url_message(&self.forum.base_url) {
@@ -400,30 +400,30 @@ impl Config {
         if self.forum.username_env.is_some() != self.forum.password_env.is_some() {
             err(
                 "forum".into(),
-                "username_env and password_env go together".into(),
+                "username_env 与 password_env 须同时填写".into(),
             );
         }
         if let Some(p) = &self.daemon.title_pattern
             && let Err(e) = regex::Regex::new(p)
         {
-            err("daemon.title_pattern".into(), format!("bad regex: {e}"));
+            err(
+                "daemon.title_pattern".into(),
+                format!("正则表达式有误：{e}"),
+            );
         }
         if self.daemon.title_pattern.is_some() != self.daemon.fid.is_some() {
             err(
                 "daemon".into(),
-                "fid and title_pattern go together (thread discovery)".into(),
+                "fid 与 title_pattern 须同时填写（自动发现新的帖子）".into(),
             );
         }
         if self.daemon.pc_ppp == 0 {
-            err(
-                "daemon.pc_ppp".into(),
-                "the forum shows at least 1 post per page".into(),
-            );
+            err("daemon.pc_ppp".into(), "论坛每页至少显示 1 帖".into());
         }
         if self.daemon.poll_interval_secs == 0 || self.daemon.final_hour_interval_secs == 0 {
             err(
                 "daemon.poll_interval_secs".into(),
-                "poll intervals must be at least 1 second".into(),
+                "轮询间隔至少 1 秒".into(),
             );
         }
         for (key, t) in [
@@ -433,7 +433,7 @@ impl Config {
             if t.as_ref().is_some_and(|t| t.trim().chars().count() < 16) {
                 err(
                     key.into(),
-                    "a token needs at least 16 characters (e.g. `openssl rand -hex 16`)".into(),
+                    "令牌至少 16 个字符（例如 `openssl rand -hex 16`）".into(),
                 );
             }
         }
@@ -442,21 +442,18 @@ impl Config {
         {
             err(
                 "serve.moderator_token".into(),
-                "must differ from director_token (the roles see different things)".into(),
+                "须与 director_token 不同（导演与版主看到的内容不同）".into(),
             );
         }
         if self.serve.poll_secs == Some(0) {
-            err(
-                "serve.poll_secs".into(),
-                "the page checks at most once a second".into(),
-            );
+            err("serve.poll_secs".into(), "网页最多每秒检查一次".into());
         }
         for (key, v) in [
             ("serve.session_hours", self.serve.session_hours),
             ("serve.idle_secs", self.serve.idle_secs),
         ] {
             if v == Some(0) {
-                err(key.into(), "must be at least 1".into());
+                err(key.into(), "至少为 1".into());
             }
         }
         let mut names = HashSet::new();
@@ -465,27 +462,27 @@ impl Config {
         // `player[1]`, as the first `[[action]]` of an actions file is `action[1]`.
         for (i, pl) in (1..).zip(&self.players) {
             if pl.name.trim().is_empty() {
-                err(format!("player[{i}].name"), "empty player name".into());
+                err(format!("player[{i}].name"), "玩家名为空".into());
             } else if pl.name.trim() != pl.name {
                 err(
                     format!("player[{i}].name"),
-                    format!("`{}` has surrounding spaces", pl.name),
+                    format!("`{}` 前后有空格", pl.name),
                 );
             }
             if !names.insert(pl.name.as_str()) {
                 err(
                     format!("player[{i}].name"),
-                    format!("player `{}` is listed twice", pl.name),
+                    format!("玩家 `{}` 重复列出", pl.name),
                 );
             }
             if let Some(s) = pl.seat {
                 if s == 0 {
-                    err(format!("player[{i}].seat"), "seats are 1-based".into());
+                    err(format!("player[{i}].seat"), "座位从 1 开始编号".into());
                 }
                 if let Some(other) = seats.insert(s, pl.name.as_str()) {
                     err(
                         format!("player[{i}].seat"),
-                        format!("seat {s} is also `{other}`'s"),
+                        format!("座位 {s} 已是 `{other}` 的座位"),
                     );
                 }
             }
@@ -495,7 +492,7 @@ impl Config {
             if !days.insert(d.number) {
                 err(
                     format!("day[{i}].number"),
-                    format!("day {} is listed twice", d.number),
+                    format!("第{}天重复列出", d.number),
                 );
             }
             if let (Some(o), Some(c)) = (d.opens, d.closes)
@@ -503,7 +500,7 @@ impl Config {
             {
                 err(
                     format!("day[{i}].closes"),
-                    "closes must be after opens".into(),
+                    "closes（关门）须晚于 opens（开门）".into(),
                 );
             }
             if let (Some(c), Some(v)) = (d.closes, d.vote_closes)
@@ -511,13 +508,13 @@ impl Config {
             {
                 err(
                     format!("day[{i}].vote_closes"),
-                    "vote_closes must not be before closes (ballots are taken until vote_closes; the discussion ends at closes)".into(),
+                    "vote_closes 不能早于 closes（投票截至 vote_closes；讨论截至 closes）".into(),
                 );
             }
             if d.vote_closes.is_some() && d.closes.is_none() {
                 err(
                     format!("day[{i}].vote_closes"),
-                    "vote_closes needs closes (the end of the discussion)".into(),
+                    "填写 vote_closes 时须同时填写 closes（讨论结束时间）".into(),
                 );
             }
         }
@@ -534,7 +531,7 @@ impl Config {
                 {
                     err(
                         format!("player[{i}].aliases[{j}]"),
-                        format!("`{a}` is already `{other}`'s name or alias"),
+                        format!("`{a}` 已是 `{other}` 的名字或别名"),
                     );
                 }
             }
@@ -546,9 +543,9 @@ impl Config {
                     err(
                         format!("event[{i}]"),
                         format!(
-                            "`{player}` already has a substitute (event[{first}]): 「每名角色仅限更换一次替补」; \
-                             a role that cannot go on and cannot be substituted again is red-carded: \
-                             「无法继续进行游戏的角色无法更换替补时红牌罚下」 (`bansha cards add --card red`)"
+                            "`{player}` 已有替补（event[{first}]）：「每名角色仅限更换一次替补」；\
+                             无法继续进行游戏、又不能再换替补的角色红牌罚下：\
+                             「无法继续进行游戏的角色无法更换替补时红牌罚下」（`bansha cards add --card red`）"
                         ),
                     );
                 }
@@ -558,7 +555,7 @@ impl Config {
                 {
                     err(
                         format!("event[{i}].by"),
-                        format!("`{b}` is already `{other}`'s account"),
+                        format!("`{b}` 已是 `{other}` 的账号"),
                     );
                 }
             }
@@ -567,29 +564,20 @@ impl Config {
         for (i, e) in (1..).zip(&self.events) {
             for name in e.players() {
                 if !names.contains(name) {
-                    err(
-                        format!("event[{i}]"),
-                        format!("`{name}` is not a player of this game"),
-                    );
+                    err(format!("event[{i}]"), format!("`{name}` 不是本局玩家"));
                 }
             }
             if let Event::VoteWeight { weight, .. } = e
                 && !(*weight >= 0.0 && weight.is_finite())
             {
-                err(
-                    format!("event[{i}].weight"),
-                    "weight must be a non-negative number".into(),
-                );
+                err(format!("event[{i}].weight"), "票数须为非负数".into());
             }
             if let Event::Status {
                 from_day, to_day, ..
             } = e
                 && from_day > to_day
             {
-                err(
-                    format!("event[{i}].to_day"),
-                    "to_day is before from_day".into(),
-                );
+                err(format!("event[{i}].to_day"), "to_day 早于 from_day".into());
             }
         }
         if errs.is_empty() {
@@ -640,7 +628,7 @@ impl Config {
                 err(
                     format!("day[{j}].opens"),
                     format!(
-                        "day {} (opens {}) overlaps day {} (closes {}): a day opens at or after the day before it closes",
+                        "第{}天（开门 {}）与第{}天（关门 {}）重叠：一天须在前一天关门之后开门",
                         b.number,
                         b_opens.0.format("%Y-%m-%d %H:%M"),
                         a.number,
@@ -674,9 +662,9 @@ impl Config {
             &self.path,
             "game.rules",
             format!(
-                "no rule file `{}` (looked for {}); give the path of the game's rule set, relative to this config's folder",
+                "找不到规则文件 `{}`（查找了 {}）；请填写本局规则文件的路径，相对于此配置文件所在的文件夹",
                 p.display(),
-                looked.join(" and ")
+                looked.join(" 和 ")
             ),
         ))
     }
@@ -816,11 +804,9 @@ pub fn page_url_message(url: &str) -> Option<String> {
     let (base, tid) = page_in_base_url(url)?;
     Some(match tid {
         Some(t) => format!(
-            "`{url}` is the address of thread {t}, not of the forum: give the folder where forum.php lives (`{base}`); the thread's number ({t}) goes in --signup for the 报名帖, or in a [[day]]"
+            "`{url}` 是帖子 {t} 的地址，不是论坛的地址：请填写 forum.php 所在的文件夹（`{base}`）；帖子编号（{t}）写在报名帖的 --signup 或某个 [[day]] 里"
         ),
-        None => format!(
-            "`{url}` is a page of the forum: give the folder where forum.php lives (`{base}`)"
-        ),
+        None => format!("`{url}` 是论坛的一个页面：请填写 forum.php 所在的文件夹（`{base}`）"),
     })
 }
 
@@ -908,7 +894,10 @@ at = "2026-03-05 20:00"
         let e = Config::from_str(Path::new("g.toml"), &bad)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("g.toml:daemon.title_pattern: bad regex"), "{e}");
+        assert!(
+            e.contains("g.toml:daemon.title_pattern: 正则表达式有误"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -929,12 +918,12 @@ at = "2026-03-05 20:00"
         let e = Config::from_str(Path::new("g.toml"), &bad).unwrap_err();
         assert_eq!(e.0.len(), 2, "{e}");
         assert!(
-            e.to_string().contains("g.toml:player[2].seat: seat 1"),
+            e.to_string().contains("g.toml:player[2].seat: 座位 1"),
             "{e}"
         );
         assert!(
             e.to_string()
-                .contains("g.toml:event[1]: `无名` is not a player"),
+                .contains("g.toml:event[1]: `无名` 不是本局玩家"),
             "{e}"
         );
     }
@@ -964,7 +953,7 @@ at = "2026-03-05 20:00"
         let e = Config::from_str(Path::new("g.toml"), &bad)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("player[2].seat: seats are 1-based"), "{e}");
+        assert!(e.contains("player[2].seat: 座位从 1 开始编号"), "{e}");
     }
 
     #[test]
@@ -978,7 +967,9 @@ at = "2026-03-05 20:00"
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("day[2].opens: day 2 (opens 2026-03-05 09:00) overlaps day 1 (closes 2026-03-05 21:00)"),
+            e.contains(
+                "day[2].opens: 第2天（开门 2026-03-05 09:00）与第1天（关门 2026-03-05 21:00）重叠"
+            ),
             "{e}"
         );
         let after = two.replace("2026-03-05 09:00\"\ncloses", "2026-03-06 09:00\"\ncloses");
@@ -1009,7 +1000,7 @@ at = "2026-03-05 20:00"
                 .unwrap_err()
                 .to_string();
             assert!(
-                e.contains("forum.base_url: `") && e.contains("where forum.php lives"),
+                e.contains("forum.base_url: `") && e.contains("forum.php 所在的文件夹"),
                 "{e}"
             );
         }
@@ -1026,7 +1017,7 @@ at = "2026-03-05 20:00"
         let c = Config::from_str(&cfg_path, &text).unwrap();
         let e = c.rules_file().unwrap_err().to_string();
         assert!(
-            e.contains("g.toml:game.rules: no rule file `rules/nope.toml`"),
+            e.contains("g.toml:game.rules: 找不到规则文件 `rules/nope.toml`"),
             "{e}"
         );
         assert!(

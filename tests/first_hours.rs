@@ -427,7 +427,7 @@ fn sync_without_its_rule_file_refuses_naming_the_key_and_where_it_looked() {
         let (code, _, err) = bansha(&[cmd, "--config", cfg.to_str().unwrap()]);
         assert_eq!(code, 2, "{cmd}: {err}");
         assert!(
-            err.contains("g.toml:game.rules: no rule file `rules/075.toml`"),
+            err.contains("g.toml:game.rules: 找不到规则文件 `rules/075.toml`"),
             "{err}"
         );
         assert!(
@@ -452,7 +452,7 @@ fn init_refuses_a_thread_address_as_base_url_saying_what_to_give() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("is the address of thread 1814690, not of the forum")
+        err.contains("是帖子 1814690 的地址，不是论坛的地址")
             && err.contains("`https://bbs.example.com/`")
             && err.contains("--signup"),
         "{err}"

@@ -1065,15 +1065,15 @@ fn serve_refuses_unknown_serve_keys_missing_short_or_equal_tokens_and_a_missing_
         (base.replace(&serve_table, ""), "no tokens"),
         (
             base.replace(DIRECTOR, "short"),
-            "serve.director_token: a token needs at least 16 characters",
+            "serve.director_token: 令牌至少 16 个字符",
         ),
         (
             base.replace(MODERATOR, DIRECTOR),
-            "serve.moderator_token: must differ",
+            "serve.moderator_token: 须与 director_token 不同",
         ),
         (
             base.replace(DIRECTOR, "abababababababababab"),
-            "too predictable",
+            "令牌太容易猜到",
         ),
         // A valid config, but no database yet.
         (base.clone(), "no database yet"),

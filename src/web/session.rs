@@ -79,13 +79,13 @@ pub fn tokens(cfg: &Config) -> Result<Tokens, String> {
         let Some(v) = v else { continue };
         if v.chars().count() < 16 {
             return Err(format!(
-                "{name}: a token needs at least 16 characters (e.g. `openssl rand -hex 16`)"
+                "{name}：令牌至少 16 个字符（例如 `openssl rand -hex 16`）"
             ));
         }
         let bits = token_bits(v);
         if bits < MIN_TOKEN_BITS {
             return Err(format!(
-                "{name} (or [serve] in {}): the token is too predictable (about {bits:.0} bits, at least {MIN_TOKEN_BITS:.0} needed): generate one with `openssl rand -hex 16`",
+                "{name}（或 {} 的 [serve]）：令牌太容易猜到（约 {bits:.0} 位，至少需要 {MIN_TOKEN_BITS:.0} 位）：用 `openssl rand -hex 16` 生成一个",
                 cfg.path.display()
             ));
         }
