@@ -118,6 +118,7 @@ fn main() {
         roster: &roster,
         posts: &posts,
         voted: &voted,
+        void_ballots: &std::collections::BTreeMap::new(),
     };
     let total: usize = posts.values().map(Vec::len).sum();
 

@@ -290,6 +290,7 @@ fn run(file: &Path) -> Result<(), String> {
         roster: &roster,
         posts: &posts,
         voted: &voted,
+        void_ballots: &BTreeMap::new(),
     };
     let r = activity::report(&g, sc.day).map_err(|e| e.to_string())?;
     // The sentence quoted is one the report cites: a violation's clause, the 加速 decision's,
@@ -976,6 +977,35 @@ to_day = 2
         // 乙's ballot names no player: the tally does not count it, so 乙 did not vote.
         assert_eq!(players[0]["voted"], false);
         assert_eq!(rules(0), ["few-posts", "no-vote"]);
+        // Regression (issue 25): it was reported as plain 未投票; it is 投票无效, with its
+        // floor and why (the public reason).
+        assert!(
+            players[0]["void_ballot"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("投票帖 3 楼：") && v.contains("路人")),
+            "{}",
+            players[0]
+        );
+        let no_vote = players[0]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["rule"] == "no-vote")
+            .unwrap();
+        assert!(
+            no_vote["detail"]
+                .as_str()
+                .unwrap()
+                .contains("投票无效（投票帖 3 楼"),
+            "{no_vote}"
+        );
+        assert!(players[1].get("void_ballot").is_none(), "{}", players[1]);
+        let (code, bb, err) = bansha(&[
+            "activity", "--config", c, "--day", "2", "--format", "bbcode",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(bb.contains("乙：2 帖，投票无效"), "{bb}");
+        assert!(bb.contains("甲：5 帖，已投票"), "{bb}");
         assert_eq!(rules(2), ["zombie-post"]);
         let z = &players[2]["violations"][0];
         assert_eq!(z["card"], "blue");

@@ -28,6 +28,9 @@ pub struct Game<'a> {
     pub posts: &'a HashMap<u64, Vec<Post>>,
     /// Per day: the players with a valid ballot (from the tally).
     pub voted: &'a BTreeMap<u32, BTreeSet<String>>,
+    /// Per day: players who cast ballots none of which counted, with the last one's floor and
+    /// why, as the 公示 may say it (issue 25: they were reported as 未投票).
+    pub void_ballots: &'a BTreeMap<u32, BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -652,6 +655,9 @@ pub struct PlayerActivity {
     /// Posts made in the day's window that are no longer on the forum (not counted).
     pub deleted: u32,
     pub voted: bool,
+    /// Ballots were cast but none counted: the last one's floor and why (`投票帖 3 楼：…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub void_ballot: Option<String>,
     pub presence: Presence,
     /// Whether the 潜水 clauses were applied to this player today.
     pub judged: bool,
@@ -828,6 +834,13 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
     } else {
         g.voted.get(&day).unwrap_or(&no_votes)
     };
+    // Where any reply counts (排球少年), a void ballot is still a reply: nothing to say.
+    let no_void = BTreeMap::new();
+    let void = if g.rules.no_vote_means_no_reply {
+        &no_void
+    } else {
+        g.void_ballots.get(&day).unwrap_or(&no_void)
+    };
     let dirs = g.directors();
     let seat_of: HashMap<&str, (Option<u32>, Option<u64>)> = g
         .cfg
@@ -1000,10 +1013,13 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
                 violations.push(Violation {
                     rule: Rule::NoVote,
                     card: c.card,
-                    detail: if g.rules.no_vote_means_no_reply {
-                        format!("第{day}天讨论结束时未回复投票帖")
-                    } else {
-                        format!("第{day}天未在投票帖投票")
+                    detail: match void.get(name) {
+                        // A ballot that did not count is no vote, said as what it was.
+                        Some(why) => format!("第{day}天投票无效（{why}），不计为投票"),
+                        None if g.rules.no_vote_means_no_reply => {
+                            format!("第{day}天讨论结束时未回复投票帖")
+                        }
+                        None => format!("第{day}天未在投票帖投票"),
                     },
                     clause: c.clause.clone(),
                     evidence: vec![],
@@ -1041,6 +1057,7 @@ pub fn report(g: &Game, day: u32) -> Result<ActivityReport, ActivityError> {
             posts,
             deleted,
             voted: voted.contains(name),
+            void_ballot: void.get(name).cloned(),
             presence,
             judged,
             note,

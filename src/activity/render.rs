@@ -57,7 +57,8 @@ pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
                 "url": findpost_url(&cfg.forum.base_url, q.tid, q.pid),
             })).collect::<Vec<_>>(),
         },
-        "players": r.players.iter().map(|p| json!({
+        "players": r.players.iter().map(|p| {
+            let mut v = json!({
             "name": p.name,
             "seat": p.seat,
             "uid": p.uid,
@@ -75,7 +76,13 @@ pub fn report_json(cfg: &Config, r: &ActivityReport) -> Value {
                 "clause": v.clause,
                 "floors": v.evidence.iter().map(|e| evidence_json(cfg, e)).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+            });
+            // Only where ballots were cast and none counted (the key is absent otherwise).
+            if let Some(why) = &p.void_ballot {
+                v["void_ballot"] = json!(why);
+            }
+            v
+        }).collect::<Vec<_>>(),
         "notes": r.notes,
         "readings": r.readings,
     })
@@ -222,7 +229,11 @@ pub fn report_bbcode(cfg: &Config, r: &ActivityReport) -> String {
             "[*]{}：{} 帖，{}{}\n",
             bbcode_escape(&p.name),
             p.posts,
-            if p.voted { "已投票" } else { "未投票" },
+            match (p.voted, &p.void_ballot) {
+                (true, _) => "已投票",
+                (false, Some(_)) => "投票无效",
+                (false, None) => "未投票",
+            },
             if p.presence == Presence::WholeDay {
                 String::new()
             } else {
@@ -415,6 +426,7 @@ mod tests {
                 posts: 1,
                 deleted: 0,
                 voted: false,
+                void_ballot: None,
                 presence: Presence::Out,
                 judged: false,
                 note: None,

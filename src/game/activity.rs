@@ -57,8 +57,15 @@ fn load<'a>(
 }
 
 /// Players who voted on `day` (only that day's 未投票 is judged).
-fn voted(l: &Loaded, day: u32) -> BTreeMap<u32, BTreeSet<String>> {
-    voted_by_tally(l.cfg, l.rules, &l.roster, &l.posts, day)
+#[allow(clippy::type_complexity)]
+fn voted(
+    l: &Loaded,
+    day: u32,
+) -> (
+    BTreeMap<u32, BTreeSet<String>>,
+    BTreeMap<u32, BTreeMap<String, String>>,
+) {
+    day_ballots(l.cfg, l.rules, &l.roster, &l.posts, day)
 }
 
 /// Who voted on `day`, as `bansha activity` judges it, from the day's tally (its 投票帖 posts,
@@ -73,7 +80,24 @@ pub fn voted_by_tally(
     posts: &HashMap<u64, Vec<Post>>,
     day: u32,
 ) -> BTreeMap<u32, BTreeSet<String>> {
-    let mut out = BTreeMap::new();
+    day_ballots(cfg, rules, roster, posts, day).0
+}
+
+/// Who voted on `day` (a counted ballot, or one void by a secret status, shown as cast), and
+/// who cast ballots none of which counted, with the last one's floor and its public reason.
+#[allow(clippy::type_complexity)]
+fn day_ballots(
+    cfg: &Config,
+    rules: &RuleSet,
+    roster: &Roster,
+    posts: &HashMap<u64, Vec<Post>>,
+    day: u32,
+) -> (
+    BTreeMap<u32, BTreeSet<String>>,
+    BTreeMap<u32, BTreeMap<String, String>>,
+) {
+    let mut voted = BTreeMap::new();
+    let mut void = BTreeMap::new();
     for d in cfg.days.iter().filter(|d| d.number == day) {
         let Ok(w) = activity::day_window(cfg, &rules.activity, d.number) else {
             continue;
@@ -97,16 +121,27 @@ pub fn voted_by_tally(
             as_of: None,
             accelerated_since,
         });
-        out.insert(
-            d.number,
-            t.ballots
-                .into_iter()
-                .filter(|b| b.accepted || b.secret)
-                .map(|b| b.voter)
-                .collect(),
-        );
+        let counted: BTreeSet<String> = t
+            .ballots
+            .iter()
+            .filter(|b| b.accepted || b.secret)
+            .map(|b| b.voter.clone())
+            .collect();
+        let mut invalid: BTreeMap<String, String> = BTreeMap::new();
+        for b in t.ballots.iter().filter(|b| {
+            !b.by_director && !b.proxy && !counted.contains(&b.voter) && b.public_reason.is_some()
+        }) {
+            let floor = b
+                .floor
+                .map(|f| format!("投票帖 {f} 楼"))
+                .unwrap_or_else(|| "投票帖".into());
+            let why = b.public_reason.clone().unwrap_or_default();
+            invalid.insert(b.voter.clone(), format!("{floor}：{why}"));
+        }
+        voted.insert(d.number, counted);
+        void.insert(d.number, invalid);
     }
-    out
+    (voted, void)
 }
 
 /// Posts, ballots and 加速/延时 requests all count: every thread of the day is needed.
@@ -118,20 +153,25 @@ const ACTIVITY_THREADS: [ThreadKind; 3] = [
 
 impl Loaded<'_> {
     /// What the pure core reads, with who voted on which day.
-    fn game<'a>(&'a self, voted: &'a BTreeMap<u32, BTreeSet<String>>) -> Game<'a> {
+    fn game<'a>(
+        &'a self,
+        voted: &'a BTreeMap<u32, BTreeSet<String>>,
+        void_ballots: &'a BTreeMap<u32, BTreeMap<String, String>>,
+    ) -> Game<'a> {
         Game {
             cfg: self.cfg,
             rules: &self.rules.activity,
             roster: &self.roster,
             posts: &self.posts,
             voted,
+            void_ballots,
         }
     }
 }
 
 fn report_of(l: &Loaded, day: u32) -> Result<activity::ActivityReport> {
-    let voted = voted(l, day);
-    activity::report(&l.game(&voted), day).map_err(Error::input)
+    let (voted, void) = voted(l, day);
+    activity::report(&l.game(&voted, &void), day).map_err(Error::input)
 }
 
 /// The day's activity report from the store (what `bansha activity` prints, the web page
@@ -177,7 +217,7 @@ pub fn stored_elevator_at(
 ) -> Result<activity::Elevator> {
     let l = load(cfg, rules, store, day, &[ThreadKind::Discussion], now)?;
     // The 电梯 counts posts; who voted does not enter it.
-    activity::elevator(&l.game(&BTreeMap::new()), day).map_err(Error::input)
+    activity::elevator(&l.game(&BTreeMap::new(), &BTreeMap::new()), day).map_err(Error::input)
 }
 
 /// The activity report as `bansha activity` prints it.
