@@ -140,6 +140,19 @@ impl NightGame {
         ])
     }
 
+    /// `bansha tally --day N --at AT --format json` plus `extra` (`--confirm`), which must
+    /// succeed.
+    pub fn tally_json(&self, day: u32, at: &str, extra: &[&str]) -> serde_json::Value {
+        let cfg = self.cfg();
+        let day = day.to_string();
+        let mut args = vec!["tally", "--config", &cfg, "--day", &day, "--at", at];
+        args.extend_from_slice(extra);
+        args.extend(["--format", "json"]);
+        let (code, out, err) = bansha(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    }
+
     /// `bansha state --format json` (optionally `--at`), which must succeed.
     pub fn state_json(&self, at: Option<&str>) -> serde_json::Value {
         let cfg = self.cfg();

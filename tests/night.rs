@@ -332,20 +332,7 @@ fn tally_confirm_puts_the_days_outcome_through_the_engine() {
         .find(|b| b["voter"] == "民3")
         .unwrap();
     assert_eq!(b["valid"], false, "{b}");
-    let (code, out, err) = bansha(&[
-        "tally",
-        "--config",
-        &cfg,
-        "--day",
-        "2",
-        "--at",
-        "2026-03-05 21:00",
-        "--confirm",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = g.tally_json(2, "2026-03-05 21:00", &["--confirm"]);
     assert_eq!(j["day"], 2);
     let deaths: Vec<(&str, &str)> = j["deaths"]
         .as_array()
@@ -450,21 +437,7 @@ fn tally_confirm_cites_the_sheriff_tie_break_clause_not_the_unique_top_one() {
         ));
     }
     store_thread(&g.dir.join("game.sqlite"), 802, posts);
-    let cfg = g.cfg();
-    let (code, out, err) = bansha(&[
-        "tally",
-        "--config",
-        &cfg,
-        "--day",
-        "2",
-        "--at",
-        "2026-03-05 21:00",
-        "--confirm",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = g.tally_json(2, "2026-03-05 21:00", &["--confirm"]);
     let d = &j["deaths"][0];
     assert_eq!(
         (d["player"].as_str(), d["cause"].as_str()),

@@ -467,20 +467,7 @@ fn huangquan_declared_weight_counts_the_subordinates_recruited_at_the_start() {
     );
     assert_eq!(g.night(0, N0, "text").0, 0);
     store_votes(&g, 902, "2026-03-04", &["太子", "民1"], "将");
-    let cfg = g.cfg();
-    let (code, out, err) = bansha(&[
-        "tally",
-        "--config",
-        &cfg,
-        "--day",
-        "2",
-        "--at",
-        "2026-03-05 21:00",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let t: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let t = g.tally_json(2, "2026-03-05 21:00", &[]);
     let b = t["ballots"]
         .as_array()
         .unwrap()
